@@ -1,0 +1,1 @@
+# bench/local.mk: (filled in as the folder grows)

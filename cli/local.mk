@@ -1,0 +1,1 @@
+# cli/local.mk: (filled in as the folder grows)

@@ -1,0 +1,26 @@
+/* confdefs.h */
+#define PACKAGE_NAME "spsolve"
+#define PACKAGE_TARNAME "spsolve"
+#define PACKAGE_VERSION "0.1.0"
+#define PACKAGE_STRING "spsolve 0.1.0"
+#define PACKAGE_BUGREPORT ""
+#define PACKAGE_URL ""
+#define PACKAGE "spsolve"
+#define VERSION "0.1.0"
+#define HAVE_STDIO_H 1
+#define HAVE_STDLIB_H 1
+#define HAVE_STRING_H 1
+#define HAVE_INTTYPES_H 1
+#define HAVE_STDINT_H 1
+#define HAVE_STRINGS_H 1
+#define HAVE_SYS_STAT_H 1
+#define HAVE_SYS_TYPES_H 1
+#define HAVE_UNISTD_H 1
+#define STDC_HEADERS 1
+#define HAVE_DLFCN_H 1
+#define LT_OBJDIR ".libs/"
+#define SPS_HAVE_ZLIB 1
+#define HAVE_CUDA_RUNTIME_API_H 1
+#define HAVE_CUSPARSE_H 1
+#define HAVE_CUBLAS_V2_H 1
+#define SPS_HAVE_CUDA 1

@@ -1,0 +1,230 @@
+/* backend_cuda.c: the CUDA implementation of the backend ops table and the creation of a CUDA context's state. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cuda_state.h"
+
+sps_status sps_cuda_state_create(sps_context *ctx, int device)
+{
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count <= 0) {
+    cudaGetLastError();
+    SPS_FAIL(ctx, SPS_ERR_NO_DEVICE, "no CUDA device is present");
+  }
+  if (device < 0 || device >= count)
+    SPS_FAIL(ctx, SPS_ERR_NO_DEVICE, "CUDA device %d does not exist (%d present)", device, count);
+  struct sps_cuda_state *cs;
+  SPS_CHECK(sps_host_calloc(ctx, (void **)&cs, 1, sizeof *cs, "CUDA context state"));
+  ctx->cuda = cs;
+  SPS_CUDA(ctx, cudaSetDevice(device));
+  struct cudaDeviceProp prop;
+  SPS_CUDA(ctx, cudaGetDeviceProperties(&prop, device));
+  snprintf(cs->name, sizeof cs->name, "%.200s (CUDA device %d, sm_%d%d)", prop.name, device,
+           prop.major, prop.minor);
+  cs->sm_count = prop.multiProcessorCount;
+  cs->max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
+  cs->l2_bytes = (size_t)prop.l2CacheSize;
+  SPS_CUDA(ctx, cudaStreamCreateWithFlags(&cs->stream, cudaStreamNonBlocking));
+  SPS_CUBLAS(ctx, cublasCreate(&cs->cublas));
+  SPS_CUBLAS(ctx, cublasSetStream(cs->cublas, cs->stream));
+  SPS_CUSPARSE(ctx, cusparseCreate(&cs->cusparse));
+  SPS_CUSPARSE(ctx, cusparseSetStream(cs->cusparse, cs->stream));
+  SPS_CUDA(ctx, cudaMalloc((void **)&cs->scratch, SPS_CUDA_SCRATCH * sizeof(double)));
+  SPS_CUDA(ctx, cudaMallocHost((void **)&cs->host_pinned, SPS_CUDA_SCRATCH * sizeof(double)));
+  return SPS_SUCCESS;
+}
+
+void sps_cuda_state_destroy(sps_context *ctx)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  if (!cs) return;
+  if (cs->stream) cudaStreamSynchronize(cs->stream);
+  if (cs->scratch) cudaFree(cs->scratch);
+  if (cs->host_pinned) cudaFreeHost(cs->host_pinned);
+  if (cs->cusparse) cusparseDestroy(cs->cusparse);
+  if (cs->cublas) cublasDestroy(cs->cublas);
+  if (cs->stream) cudaStreamDestroy(cs->stream);
+  sps_host_free(cs);
+  ctx->cuda = NULL;
+}
+
+static sps_status cu_malloc(sps_context *ctx, void **p, size_t bytes, const char *what)
+{
+  *p = NULL;
+  cudaError_t e = cudaMalloc(p, bytes ? bytes : 1);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    *p = NULL;
+    SPS_FAIL(ctx, e == cudaErrorMemoryAllocation ? SPS_ERR_DEVICE_MEMORY : SPS_ERR_CUDA,
+             "%s: cannot allocate %zu bytes of device memory: %s", what, bytes,
+             cudaGetErrorString(e));
+  }
+  return SPS_SUCCESS;
+}
+
+static void cu_free(sps_context *ctx, void *p)
+{
+  (void)ctx;
+  if (p) cudaFree(p);
+}
+
+static sps_status cu_upload(sps_context *ctx, void *dst, const void *src, size_t bytes)
+{
+  if (!bytes) return SPS_SUCCESS;
+  SPS_CUDA(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, sps_cuda(ctx)->stream));
+  /* The host buffer may be freed as soon as we return. */
+  SPS_CUDA(ctx, cudaStreamSynchronize(sps_cuda(ctx)->stream));
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_download(sps_context *ctx, void *dst, const void *src, size_t bytes)
+{
+  if (!bytes) return SPS_SUCCESS;
+  SPS_CUDA(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, sps_cuda(ctx)->stream));
+  SPS_CUDA(ctx, cudaStreamSynchronize(sps_cuda(ctx)->stream));
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_copy_bytes(sps_context *ctx, void *dst, const void *src, size_t bytes)
+{
+  if (!bytes || dst == src) return SPS_SUCCESS;
+  SPS_CUDA(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, sps_cuda(ctx)->stream));
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_synchronize(sps_context *ctx)
+{
+  SPS_CUDA(ctx, cudaStreamSynchronize(sps_cuda(ctx)->stream));
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_fill(sps_context *ctx, int64_t n, double a, double *y)
+{
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_fill_launch(sps_cuda(ctx)->stream, n, a, y));
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_copy(sps_context *ctx, int64_t n, const double *x, double *y)
+{
+  return cu_copy_bytes(ctx, y, x, (size_t)n * sizeof(double));
+}
+
+/* cuBLAS takes int lengths: larger vectors are processed in chunks. */
+#define SPS_BLAS_CHUNK ((int64_t)1 << 30)
+
+static sps_status cu_scal(sps_context *ctx, int64_t n, double a, double *y)
+{
+  return sps_cuda_axpby_launch(sps_cuda(ctx)->stream, n, 0.0, y, a, y) == cudaSuccess
+             ? SPS_SUCCESS
+             : sps_error_set(ctx, SPS_ERR_CUDA, "scal: kernel launch failed");
+}
+
+static sps_status cu_axpby(sps_context *ctx, int64_t n, double a, const double *x, double b,
+                           double *y)
+{
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_axpby_launch(sps_cuda(ctx)->stream, n, a, x, b, y));
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_axpy(sps_context *ctx, int64_t n, double a, const double *x, double *y)
+{
+  return cu_axpby(ctx, n, a, x, 1.0, y);
+}
+
+static sps_status cu_pointwise_mult(sps_context *ctx, int64_t n, const double *w, const double *x,
+                                    double *y)
+{
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_pointwise_mult_launch(sps_cuda(ctx)->stream, n, w, x, y));
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_dot(sps_context *ctx, int64_t n, const double *x, const double *y,
+                         double *result)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  double s = 0.0;
+  for (int64_t off = 0; off < n; off += SPS_BLAS_CHUNK) {
+    int64_t len = n - off < SPS_BLAS_CHUNK ? n - off : SPS_BLAS_CHUNK;
+    double part = 0.0;
+    SPS_CUBLAS(ctx, cublasDdot(cs->cublas, (int)len, x + off, 1, y + off, 1, &part));
+    s += part;
+  }
+  *result = s;
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_nrm2(sps_context *ctx, int64_t n, const double *x, double *result)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  if (n <= SPS_BLAS_CHUNK) {
+    double r = 0.0;
+    if (n > 0) SPS_CUBLAS(ctx, cublasDnrm2(cs->cublas, (int)n, x, 1, &r));
+    *result = r;
+    return SPS_SUCCESS;
+  }
+  double s;
+  SPS_CHECK(cu_dot(ctx, n, x, x, &s));
+  *result = sqrt(s);
+  return SPS_SUCCESS;
+}
+
+/* h <- V^T x in chunks of SPS_CUDA_SCRATCH columns, through the device scratch buffer. */
+static sps_status cu_gemv_t(sps_context *ctx, int64_t n, int k, const double *V, int64_t ldv,
+                            const double *x, double *h)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  const double one = 1.0, zero = 0.0;
+  if (n > INT32_MAX || ldv > INT32_MAX)
+    SPS_FAIL(ctx, SPS_ERR_SIZE, "gemv_t: %lld rows exceed cuBLAS int sizes", (long long)n);
+  for (int j0 = 0; j0 < k; j0 += SPS_CUDA_SCRATCH) {
+    int kk = k - j0 < SPS_CUDA_SCRATCH ? k - j0 : SPS_CUDA_SCRATCH;
+    SPS_CUBLAS(ctx, cublasDgemv(cs->cublas, CUBLAS_OP_T, (int)n, kk, &one, V + (int64_t)j0 * ldv,
+                                (int)ldv, x, 1, &zero, cs->scratch, 1));
+    SPS_CUDA(ctx, cudaMemcpyAsync(h + j0, cs->scratch, (size_t)kk * sizeof(double),
+                                  cudaMemcpyDeviceToHost, cs->stream));
+    SPS_CUDA(ctx, cudaStreamSynchronize(cs->stream));
+  }
+  return SPS_SUCCESS;
+}
+
+/* y <- y + alpha*V h, with h copied to the device scratch first. */
+static sps_status cu_gemv_n(sps_context *ctx, int64_t n, int k, double alpha, const double *V,
+                            int64_t ldv, const double *h, double *y)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  const double one = 1.0;
+  if (n > INT32_MAX || ldv > INT32_MAX)
+    SPS_FAIL(ctx, SPS_ERR_SIZE, "gemv_n: %lld rows exceed cuBLAS int sizes", (long long)n);
+  for (int j0 = 0; j0 < k; j0 += SPS_CUDA_SCRATCH) {
+    int kk = k - j0 < SPS_CUDA_SCRATCH ? k - j0 : SPS_CUDA_SCRATCH;
+    /* The scratch may still be read by the previous chunk's gemv: order on the stream. */
+    SPS_CUDA(ctx, cudaStreamSynchronize(cs->stream));
+    memcpy(cs->host_pinned, h + j0, (size_t)kk * sizeof(double));
+    SPS_CUDA(ctx, cudaMemcpyAsync(cs->scratch, cs->host_pinned, (size_t)kk * sizeof(double),
+                                  cudaMemcpyHostToDevice, cs->stream));
+    SPS_CUBLAS(ctx, cublasDgemv(cs->cublas, CUBLAS_OP_N, (int)n, kk, &alpha,
+                                V + (int64_t)j0 * ldv, (int)ldv, cs->scratch, 1, &one, y, 1));
+  }
+  return SPS_SUCCESS;
+}
+
+const sps_backend sps_backend_cuda = {
+    .name = "cuda",
+    .malloc = cu_malloc,
+    .free = cu_free,
+    .upload = cu_upload,
+    .download = cu_download,
+    .copy_bytes = cu_copy_bytes,
+    .synchronize = cu_synchronize,
+    .fill = cu_fill,
+    .copy = cu_copy,
+    .scal = cu_scal,
+    .axpy = cu_axpy,
+    .axpby = cu_axpby,
+    .pointwise_mult = cu_pointwise_mult,
+    .dot = cu_dot,
+    .nrm2 = cu_nrm2,
+    .gemv_t = cu_gemv_t,
+    .gemv_n = cu_gemv_n,
+};

@@ -1,0 +1,76 @@
+/* cuda_state.h: what a CUDA context owns (stream, cuBLAS and cuSPARSE handles, device facts) and the CUDA error macros. */
+#ifndef SPS_CORE_CUDA_STATE_H
+#define SPS_CORE_CUDA_STATE_H
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <cusparse.h>
+
+#include "internal.h"
+
+/* Device doubles kept for results of gemv_t before they are copied to the host. */
+#define SPS_CUDA_SCRATCH 4096
+
+struct sps_cuda_state {
+  cudaStream_t stream;
+  cublasHandle_t cublas;
+  cusparseHandle_t cusparse;
+  int sm_count;
+  int max_threads_per_sm;
+  size_t l2_bytes;
+  char name[256];
+  double *scratch;     /* SPS_CUDA_SCRATCH doubles */
+  double *host_pinned; /* SPS_CUDA_SCRATCH doubles of pinned host memory */
+};
+
+static inline struct sps_cuda_state *sps_cuda(const sps_context *ctx)
+{
+  return (struct sps_cuda_state *)ctx->cuda;
+}
+
+/* Translate a CUDA runtime status; allocation failures map to SPS_ERR_DEVICE_MEMORY. */
+#define SPS_CUDA(ctx, call)                                                                \
+  do {                                                                                     \
+    cudaError_t sps_cuda_e_ = (call);                                                      \
+    if (sps_cuda_e_ != cudaSuccess)                                                        \
+      SPS_FAIL((ctx),                                                                      \
+               sps_cuda_e_ == cudaErrorMemoryAllocation ? SPS_ERR_DEVICE_MEMORY : SPS_ERR_CUDA, \
+               "%s:%d: %s: %s", __FILE__, __LINE__, #call, cudaGetErrorString(sps_cuda_e_)); \
+  } while (0)
+
+/* Check the launch of a kernel (the launcher returns cudaGetLastError()). */
+#define SPS_CUDA_LAUNCH(ctx, call) SPS_CUDA(ctx, call)
+
+#define SPS_CUBLAS(ctx, call)                                                              \
+  do {                                                                                     \
+    cublasStatus_t sps_cublas_e_ = (call);                                                 \
+    if (sps_cublas_e_ != CUBLAS_STATUS_SUCCESS)                                            \
+      SPS_FAIL((ctx),                                                                      \
+               sps_cublas_e_ == CUBLAS_STATUS_ALLOC_FAILED ? SPS_ERR_DEVICE_MEMORY : SPS_ERR_CUSPARSE, \
+               "%s:%d: %s: cuBLAS status %d", __FILE__, __LINE__, #call, (int)sps_cublas_e_); \
+  } while (0)
+
+#define SPS_CUSPARSE(ctx, call)                                                            \
+  do {                                                                                     \
+    cusparseStatus_t sps_cusparse_e_ = (call);                                             \
+    if (sps_cusparse_e_ != CUSPARSE_STATUS_SUCCESS)                                        \
+      SPS_FAIL((ctx),                                                                      \
+               sps_cusparse_e_ == CUSPARSE_STATUS_ALLOC_FAILED ? SPS_ERR_DEVICE_MEMORY : SPS_ERR_CUSPARSE, \
+               "%s:%d: %s: %s", __FILE__, __LINE__, #call, cusparseGetErrorString(sps_cusparse_e_)); \
+  } while (0)
+
+/* Context setup and teardown of the CUDA state (core/backend_cuda.c). */
+sps_status sps_cuda_state_create(sps_context *ctx, int device);
+void sps_cuda_state_destroy(sps_context *ctx);
+
+/* Launchers of core/cuda/vector_kernels.cu; each returns cudaGetLastError(). */
+cudaError_t sps_cuda_fill_launch(cudaStream_t s, int64_t n, double a, double *y);
+cudaError_t sps_cuda_axpby_launch(cudaStream_t s, int64_t n, double a, const double *x, double b,
+                                  double *y);
+cudaError_t sps_cuda_pointwise_mult_launch(cudaStream_t s, int64_t n, const double *w,
+                                           const double *x, double *y);
+
+/* core/cuda/device_query.cu: count devices, name device 0, and run a probe kernel on it. */
+int sps_cuda_device_query_impl(int *count, char *name, size_t len);
+
+#endif /* SPS_CORE_CUDA_STATE_H */

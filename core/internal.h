@@ -1,0 +1,169 @@
+/* internal.h: the library's private structures (context, matrix, vector), the backend ops table and the error macros. */
+#ifndef SPS_CORE_INTERNAL_H
+#define SPS_CORE_INTERNAL_H
+
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "spsolve.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SPS_ERRMSG_LEN 1024
+
+/*
+ * Errors.
+ *   SPS_CHECK(expr)            propagate a failing status (PetscCall).
+ *   SPS_FAIL(ctx, code, ...)   record a printf-style message on ctx and return code.
+ *   SPS_TRY(expr)              in a function with one exit: set `st` and jump to `cleanup`.
+ *   SPS_TRY_FAIL(ctx, code, ...) likewise, recording a message first.
+ * A message already recorded by a callee is kept: sps_error_set() only overwrites the
+ * message when it records a new failure.
+ */
+#define SPS_CHECK(expr)                                                                    \
+  do {                                                                                     \
+    sps_status sps_check_st_ = (expr);                                                     \
+    if (sps_check_st_ != SPS_SUCCESS) return sps_check_st_;                                \
+  } while (0)
+
+#define SPS_FAIL(ctx, code, ...) return sps_error_set((ctx), (code), __VA_ARGS__)
+
+#define SPS_TRY(expr)                                                                      \
+  do {                                                                                     \
+    st = (expr);                                                                           \
+    if (st != SPS_SUCCESS) goto cleanup;                                                   \
+  } while (0)
+
+#define SPS_TRY_FAIL(ctx, code, ...)                                                       \
+  do {                                                                                     \
+    st = sps_error_set((ctx), (code), __VA_ARGS__);                                        \
+    goto cleanup;                                                                          \
+  } while (0)
+
+/** Record a message on ctx (ctx may be NULL: then the thread's creation message) and return code. */
+sps_status sps_error_set(sps_context *ctx, sps_status code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+sps_status sps_error_vset(sps_context *ctx, sps_status code, const char *fmt, va_list ap);
+
+/* Host memory: checked size arithmetic, message naming what was being allocated. */
+sps_status sps_host_alloc(sps_context *ctx, void **p, size_t count, size_t size, const char *what);
+sps_status sps_host_calloc(sps_context *ctx, void **p, size_t count, size_t size, const char *what);
+void sps_host_free(void *p);
+
+/* Wall clock in seconds (monotonic). */
+double sps_wtime(void);
+
+/*
+ * The backend ops table. Every array argument lives in the context's memory space
+ * (host for the CPU, device for CUDA). Scalars passed in and results returned are host
+ * values. The Krylov methods in solvers/ and the preconditioners in precond/ are written
+ * against this table only. A backend may leave an optional entry NULL.
+ */
+typedef struct sps_backend {
+  const char *name;
+  /* Memory in the context's space. */
+  sps_status (*malloc)(sps_context *ctx, void **p, size_t bytes, const char *what);
+  void (*free)(sps_context *ctx, void *p);
+  sps_status (*upload)(sps_context *ctx, void *dst, const void *host_src, size_t bytes);
+  sps_status (*download)(sps_context *ctx, void *host_dst, const void *src, size_t bytes);
+  sps_status (*copy_bytes)(sps_context *ctx, void *dst, const void *src, size_t bytes);
+  sps_status (*synchronize)(sps_context *ctx);
+  /* Vector operations on n doubles. */
+  sps_status (*fill)(sps_context *ctx, int64_t n, double a, double *y);          /* y <- a */
+  sps_status (*copy)(sps_context *ctx, int64_t n, const double *x, double *y);   /* y <- x */
+  sps_status (*scal)(sps_context *ctx, int64_t n, double a, double *y);          /* y <- a*y */
+  sps_status (*axpy)(sps_context *ctx, int64_t n, double a, const double *x, double *y); /* y <- a*x + y */
+  sps_status (*axpby)(sps_context *ctx, int64_t n, double a, const double *x, double b,
+                      double *y);                                                 /* y <- a*x + b*y */
+  sps_status (*pointwise_mult)(sps_context *ctx, int64_t n, const double *w, const double *x,
+                               double *y);                                        /* y <- w .* x */
+  sps_status (*dot)(sps_context *ctx, int64_t n, const double *x, const double *y,
+                    double *result);                                              /* x . y */
+  sps_status (*nrm2)(sps_context *ctx, int64_t n, const double *x, double *result); /* ||x||_2 */
+  /* Dense column blocks V (n x k, leading dimension ldv), for GMRES Gram-Schmidt. */
+  sps_status (*gemv_t)(sps_context *ctx, int64_t n, int k, const double *V, int64_t ldv,
+                       const double *x, double *h);                /* h[0:k] <- V^T x (h on host) */
+  sps_status (*gemv_n)(sps_context *ctx, int64_t n, int k, double alpha, const double *V,
+                       int64_t ldv, const double *h, double *y);   /* y <- y + alpha*V h (h on host) */
+} sps_backend;
+
+extern const sps_backend sps_backend_cpu;
+#ifdef SPS_HAVE_CUDA
+extern const sps_backend sps_backend_cuda;
+#endif
+
+struct sps_context {
+  sps_device_kind kind; /* CPU or CUDA, never AUTO */
+  int device;           /* CUDA device index */
+  const sps_backend *be;
+  void *cuda;           /* struct sps_cuda_state (core/cuda_state.h) on CUDA contexts */
+  char errmsg[SPS_ERRMSG_LEN];
+};
+
+/*
+ * A CSR matrix. The host arrays always exist (sorted columns, duplicates summed); on a
+ * CUDA context d_rowptr, d_colind, d_values are device copies made at creation.
+ */
+struct sps_matrix {
+  sps_context *ctx;
+  int64_t nrows, ncols, nnz;
+  int64_t *rowptr;   /* nrows + 1 */
+  int32_t *colind;   /* nnz */
+  double *values;    /* nnz */
+  int64_t *d_rowptr; /* device copies (NULL on the CPU) */
+  int32_t *d_colind;
+  double *d_values;
+  sps_symmetry symmetry;
+};
+
+/* A dense vector in the context's memory space. */
+struct sps_vector {
+  sps_context *ctx;
+  int64_t n;
+  double *data;
+};
+
+/*
+ * Build a matrix that takes ownership of host CSR arrays allocated with sps_host_alloc
+ * (already sorted, duplicates summed, indices checked). On failure the arrays are freed.
+ * Uploads to the device on a CUDA context.
+ */
+sps_status sps_matrix_adopt_csr(sps_context *ctx, sps_matrix **A, int64_t nrows, int64_t ncols,
+                                int64_t *rowptr, int32_t *colind, double *values,
+                                sps_symmetry symmetry);
+
+/* The arrays an SpMV or preconditioner should read on the context's device. */
+static inline const int64_t *sps_matrix_dev_rowptr(const sps_matrix *A)
+{
+  return A->d_rowptr ? A->d_rowptr : A->rowptr;
+}
+static inline const int32_t *sps_matrix_dev_colind(const sps_matrix *A)
+{
+  return A->d_colind ? A->d_colind : A->colind;
+}
+static inline const double *sps_matrix_dev_values(const sps_matrix *A)
+{
+  return A->d_values ? A->d_values : A->values;
+}
+
+/* Check an argument pointer, naming it. */
+#define SPS_CHECK_ARG(ctx, cond, name)                                                     \
+  do {                                                                                     \
+    if (!(cond)) SPS_FAIL((ctx), SPS_ERR_ARGUMENT, "%s: invalid argument '%s'", __func__, name); \
+  } while (0)
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SPS_CORE_INTERNAL_H */

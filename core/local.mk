@@ -1,0 +1,17 @@
+# core/local.mk: context, errors, memory, vectors, matrices and Matrix Market I/O.
+libspsolve_la_SOURCES += \
+	%reldir%/internal.h \
+	%reldir%/error.c \
+	%reldir%/memory.c \
+	%reldir%/context.c \
+	%reldir%/backend_cpu.c \
+	%reldir%/vector.c
+
+if SPS_CUDA
+libspsolve_la_SOURCES += \
+	%reldir%/cuda_state.h \
+	%reldir%/backend_cuda.c \
+	%reldir%/cuda/device_query.cu \
+	%reldir%/cuda/vector_kernels.cu
+endif
+EXTRA_DIST += %reldir%/cuda_state.h

@@ -1,0 +1,1 @@
+# doc/local.mk: (filled in as the folder grows)

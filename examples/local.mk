@@ -1,0 +1,1 @@
+# examples/local.mk: (filled in as the folder grows)

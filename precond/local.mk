@@ -1,0 +1,1 @@
+# precond/local.mk: (filled in as the folder grows)

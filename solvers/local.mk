@@ -1,0 +1,1 @@
+# solvers/local.mk: (filled in as the folder grows)
