@@ -5,7 +5,10 @@ libspsolve_la_SOURCES += \
 	%reldir%/memory.c \
 	%reldir%/context.c \
 	%reldir%/backend_cpu.c \
-	%reldir%/vector.c
+	%reldir%/vector.c \
+	%reldir%/csr_assemble.h \
+	%reldir%/csr_assemble.c \
+	%reldir%/matrix.c
 
 if SPS_CUDA
 libspsolve_la_SOURCES += \

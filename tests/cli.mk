@@ -1,0 +1,1 @@
+# tests/cli.mk: (filled in as the tests grow)

@@ -1,0 +1,1 @@
+# tests/io.mk: (filled in as the tests grow)

@@ -1,0 +1,1 @@
+# tests/kernels.mk: (filled in as the tests grow)

@@ -1,0 +1,1 @@
+# tests/solvers.mk: (filled in as the tests grow)
