@@ -1,1 +1,3 @@
-# bench/local.mk: (filled in as the folder grows)
+# bench/local.mk: benchmark drivers and their scripts; each group has its own fragment.
+include %reldir%/mmio.mk
+include %reldir%/spmv.mk

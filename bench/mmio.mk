@@ -1,0 +1,1 @@
+# bench/mmio.mk: (filled in as the benchmark grows)

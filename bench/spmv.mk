@@ -1,0 +1,1 @@
+# bench/spmv.mk: (filled in as the benchmark grows)
