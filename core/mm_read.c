@@ -1,5 +1,8 @@
 /* mm_read.c: sps_matrix_read_mm and sps_vector_read_mm, Matrix Market files (plain or gzip) into CSR matrices and dense vectors. */
+#define _DEFAULT_SOURCE /* madvise and MADV_HUGEPAGE */
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "csr_assemble.h"
 #include "mm_scan.h"
@@ -19,6 +22,26 @@ typedef struct coo {
   int64_t n, cap;
 } coo;
 
+/*
+ * Large arrays are aligned to 2 MiB and marked for transparent huge pages where Linux
+ * offers them: the first touch of fresh memory (page faults) otherwise costs more than
+ * parsing the text. The memory is released with free(), like sps_host_alloc's.
+ */
+static sps_status big_alloc(sps_context *ctx, void **p, size_t count, size_t size, const char *what)
+{
+  const size_t huge = (size_t)2 << 20;
+  if (size == 0 || count < (size_t)8 * huge / size || count > SIZE_MAX / size - huge)
+    return sps_host_alloc(ctx, p, count, size, what);
+  size_t bytes = (count * size + huge - 1) / huge * huge;
+  *p = aligned_alloc(huge, bytes);
+  if (!*p)
+    SPS_FAIL(ctx, SPS_ERR_HOST_MEMORY, "%s: cannot allocate %zu bytes of host memory", what, bytes);
+#ifdef MADV_HUGEPAGE
+  (void)madvise(*p, bytes, MADV_HUGEPAGE);
+#endif
+  return SPS_SUCCESS;
+}
+
 static void coo_free(coo *c)
 {
   sps_host_free(c->i);
@@ -32,9 +55,9 @@ static sps_status coo_reserve(sps_context *ctx, coo *c, int64_t cap)
 {
   coo d = {NULL, NULL, NULL, c->n, cap};
   sps_status st = SPS_SUCCESS;
-  SPS_TRY(sps_host_alloc(ctx, (void **)&d.i, (size_t)cap, sizeof *d.i, "Matrix Market row indices"));
-  SPS_TRY(sps_host_alloc(ctx, (void **)&d.j, (size_t)cap, sizeof *d.j, "Matrix Market column indices"));
-  SPS_TRY(sps_host_alloc(ctx, (void **)&d.v, (size_t)cap, sizeof *d.v, "Matrix Market values"));
+  SPS_TRY(big_alloc(ctx, (void **)&d.i, (size_t)cap, sizeof *d.i, "Matrix Market row indices"));
+  SPS_TRY(big_alloc(ctx, (void **)&d.j, (size_t)cap, sizeof *d.j, "Matrix Market column indices"));
+  SPS_TRY(big_alloc(ctx, (void **)&d.v, (size_t)cap, sizeof *d.v, "Matrix Market values"));
   if (c->n) {
     memcpy(d.i, c->i, (size_t)c->n * sizeof *d.i);
     memcpy(d.j, c->j, (size_t)c->n * sizeof *d.j);
@@ -57,12 +80,11 @@ static const char *symm_name(sps_mm_symm s)
 }
 
 /* Read the coordinate entries of a matrix file into c (0-based), checking every line. */
-static sps_status read_entries(sps_mm_reader *r, const sps_mm_header *h, unsigned flags, coo *c,
-                               int64_t *offdiag)
+static sps_status read_entries(sps_mm_reader *r, const sps_mm_header *h, unsigned flags, coo *c)
 {
   sps_context *ctx = r->ctx;
   const int64_t m = h->nrows, n = h->ncols, declared = h->nnz;
-  int64_t k = 0, off = 0;
+  int64_t k = 0;
   for (;;) {
     if (r->cur == r->end) {
       SPS_CHECK(sps_mm_refill(r));
@@ -97,7 +119,6 @@ static sps_status read_entries(sps_mm_reader *r, const sps_mm_header *h, unsigne
                                 "diagonal entry (%lld, %lld) in a skew-symmetric file, whose "
                                 "diagonal is zero",
                                 (long long)e.i, (long long)e.j);
-          off += e.j != e.i;
         }
         if (k == c->cap) {
           int64_t cap = c->cap > declared / 2 ? declared : 2 * c->cap;
@@ -120,8 +141,68 @@ static sps_status read_entries(sps_mm_reader *r, const sps_mm_header *h, unsigne
     return sps_mm_error(r, SPS_ERR_IO, r->line + 1,
                         "the file ends after %lld of the %lld entries declared on line %lld",
                         (long long)k, (long long)declared, (long long)h->size_line);
-  *offdiag = off;
   return SPS_SUCCESS;
+}
+
+/*
+ * Canonical CSR from the file's entries c, adding the mirror of each off-diagonal entry
+ * (value times mirror_sign) when mirror_sign is not 0. All original entries are placed
+ * before the mirrors, so a lower triangle stored column by column (the usual order) gives
+ * rows that are already sorted and canonicalisation only checks them.
+ */
+static sps_status coo_to_csr(sps_context *ctx, int64_t nrows, const coo *c, double mirror_sign,
+                             int64_t **rowptr_out, int32_t **colind_out, double **values_out)
+{
+  int64_t *rowptr = NULL;
+  int32_t *colind = NULL;
+  double *values = NULL;
+  sps_status st = SPS_SUCCESS;
+  const int64_t n = c->n;
+  SPS_TRY(big_alloc(ctx, (void **)&rowptr, (size_t)nrows + 1, sizeof *rowptr, "CSR row offsets"));
+  memset(rowptr, 0, ((size_t)nrows + 1) * sizeof *rowptr);
+  /* rowptr[i + 1] <- entries of row i */
+  int64_t total = n;
+  for (int64_t k = 0; k < n; k++) rowptr[c->i[k] + 1]++;
+  if (mirror_sign != 0.0)
+    for (int64_t k = 0; k < n; k++)
+      if (c->i[k] != c->j[k]) {
+        rowptr[c->j[k] + 1]++;
+        total++;
+      }
+  SPS_TRY(big_alloc(ctx, (void **)&colind, (size_t)total, sizeof *colind, "CSR column indices"));
+  SPS_TRY(big_alloc(ctx, (void **)&values, (size_t)total, sizeof *values, "CSR values"));
+  /* rowptr[i] <- start of row i, advanced as entries are placed, so it ends at row i + 1 */
+  int64_t sum = 0;
+  for (int64_t i = 0; i < nrows; i++) {
+    int64_t len = rowptr[i + 1];
+    rowptr[i] = sum;
+    sum += len;
+  }
+  for (int64_t k = 0; k < n; k++) {
+    int64_t p = rowptr[c->i[k]]++;
+    colind[p] = c->j[k];
+    values[p] = c->v[k];
+  }
+  if (mirror_sign != 0.0)
+    for (int64_t k = 0; k < n; k++)
+      if (c->i[k] != c->j[k]) {
+        int64_t p = rowptr[c->j[k]]++;
+        colind[p] = c->i[k];
+        values[p] = mirror_sign * c->v[k];
+      }
+  for (int64_t i = nrows; i > 0; i--) rowptr[i] = rowptr[i - 1];
+  rowptr[0] = 0;
+  int64_t nnz;
+  SPS_TRY(sps_csr_canonicalize(ctx, nrows, rowptr, colind, values, &nnz));
+  *rowptr_out = rowptr;
+  *colind_out = colind;
+  *values_out = values;
+  return SPS_SUCCESS;
+cleanup:
+  sps_host_free(rowptr);
+  sps_host_free(colind);
+  sps_host_free(values);
+  return st;
 }
 
 sps_status sps_matrix_read_mm(sps_context *ctx, sps_matrix **A, const char *path, unsigned flags)
@@ -150,28 +231,11 @@ sps_status sps_matrix_read_mm(sps_context *ctx, sps_matrix **A, const char *path
                  "%s:%lld: %lld x %lld exceeds the 32-bit index limit of %d rows and columns",
                  path, (long long)h.size_line, (long long)h.nrows, (long long)h.ncols, INT32_MAX);
 
-  /* A symmetric file doubles at most: reserve room for the mirrors too. */
-  int64_t want = h.symm == SPS_MM_GENERAL ? h.nnz : (h.nnz > INT64_MAX / 2 ? h.nnz : 2 * h.nnz);
-  SPS_TRY(coo_reserve(ctx, &c, want < MM_INITIAL_CAP ? want : MM_INITIAL_CAP));
-  int64_t off = 0;
-  SPS_TRY(read_entries(&r, &h, flags, &c, &off));
+  SPS_TRY(coo_reserve(ctx, &c, h.nnz < MM_INITIAL_CAP ? h.nnz : MM_INITIAL_CAP));
+  SPS_TRY(read_entries(&r, &h, flags, &c));
   sps_mm_close(&r);
-
-  if (h.symm != SPS_MM_GENERAL) {
-    if (c.n + off > c.cap) SPS_TRY(coo_reserve(ctx, &c, c.n + off));
-    const double sign = h.symm == SPS_MM_SKEW ? -1.0 : 1.0;
-    int64_t w = c.n;
-    for (int64_t k = 0; k < c.n; k++)
-      if (c.i[k] != c.j[k]) {
-        c.i[w] = c.j[k];
-        c.j[w] = c.i[k];
-        c.v[w] = sign * c.v[k];
-        w++;
-      }
-    c.n = w;
-  }
-  int64_t nnz;
-  SPS_TRY(sps_csr_from_coo(ctx, h.nrows, c.n, c.i, c.j, c.v, &rowptr, &colind, &values, &nnz));
+  const double mirror_sign = h.symm == SPS_MM_SYMMETRIC ? 1.0 : h.symm == SPS_MM_SKEW ? -1.0 : 0.0;
+  SPS_TRY(coo_to_csr(ctx, h.nrows, &c, mirror_sign, &rowptr, &colind, &values));
   coo_free(&c);
   sps_symmetry sym = h.symm == SPS_MM_SYMMETRIC ? SPS_SYMMETRY_SYMMETRIC
                      : h.symm == SPS_MM_SKEW    ? SPS_SYMMETRY_SKEW
