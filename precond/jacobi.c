@@ -36,8 +36,8 @@ static sps_status jacobi_setup(sps_precond *pc, const sps_matrix *A)
                    (long long)(i + 1), d);
     inv[i] = 1.0 / d;
   }
-  SPS_TRY(ctx->be->malloc(ctx, (void **)&d_inv, (size_t)n * sizeof(double),
-                          "Jacobi inverse diagonal"));
+  SPS_TRY(
+      ctx->be->malloc(ctx, (void **)&d_inv, (size_t)n * sizeof(double), "Jacobi inverse diagonal"));
   SPS_TRY(ctx->be->upload(ctx, d_inv, inv, (size_t)n * sizeof(double)));
   pc->data = d_inv;
   d_inv = NULL;

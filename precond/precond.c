@@ -1,4 +1,4 @@
-/* precond.c: the preconditioner registry, the identity preconditioner, and the public name lookups. */
+/* precond.c: the preconditioner registry, the identity, and the public name lookups. */
 #include <string.h>
 
 #include "precond.h"

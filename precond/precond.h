@@ -1,4 +1,4 @@
-/* precond.h: the internal preconditioner interface and its registry (name, setup, apply, destroy). */
+/* precond.h: the internal preconditioner interface and its registry. */
 #ifndef SPS_PRECOND_H
 #define SPS_PRECOND_H
 

@@ -122,7 +122,8 @@ static sps_status cg_solve(sps_solver *s, const double *b, double *x, double rno
       SPS_CHECK(be->axpy(ctx, n, -alpha, q, r));
     }
     it++;
-    /* z <- M^-1 r; rz_new <- (r, z) (the fused step already gave r.r, which is (r, z) when z = r) */
+    /* z <- M^-1 r; rz_new <- (r, z) (the fused step already gave r.r, which is (r, z) when z = r)
+     */
     double rz_new;
     if (fu && fu->cg_step_2 && z == r) {
       rz_new = rr;

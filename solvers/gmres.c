@@ -1,4 +1,4 @@
-/* gmres.c: restarted GMRES(m) with right preconditioning, Givens rotations and MGS or CGS2 orthogonalisation. */
+/* gmres.c: restarted GMRES(m), right preconditioned, Givens rotations, MGS or CGS2. */
 #include <math.h>
 
 #include "solver_internal.h"
@@ -36,14 +36,14 @@
 
 typedef struct gmres_work {
   int m;
-  double *V;  /* n x (m+1), column-major with leading dimension n: the Krylov basis */
-  double *zv; /* M^-1 v (unused without preconditioner) */
-  double *u;  /* V y before the preconditioner (unused without preconditioner) */
-  double *H;  /* (m+1) x m on the host, column-major: the rotated Hessenberg matrix */
-  double *h2; /* m+1 on the host: the second CGS pass */
+  double *V;       /* n x (m+1), column-major with leading dimension n: the Krylov basis */
+  double *zv;      /* M^-1 v (unused without preconditioner) */
+  double *u;       /* V y before the preconditioner (unused without preconditioner) */
+  double *H;       /* (m+1) x m on the host, column-major: the rotated Hessenberg matrix */
+  double *h2;      /* m+1 on the host: the second CGS pass */
   double *cs, *sn; /* m Givens rotations */
-  double *g;  /* m+1: the rotated right-hand side beta e_1 */
-  double *y;  /* m: the least-squares solution */
+  double *g;       /* m+1: the rotated right-hand side beta e_1 */
+  double *y;       /* m: the least-squares solution */
 } gmres_work;
 
 static void gmres_destroy(sps_solver *s)
@@ -112,7 +112,8 @@ static sps_status gmres_orthogonalize(sps_solver *s, gmres_work *gw, int j, doub
   SPS_CHECK(be->gemv_n(ctx, n, j + 1, -1.0, gw->V, n, h, w));
   SPS_CHECK(be->gemv_t(ctx, n, j + 1, gw->V, n, w, gw->h2));
   SPS_CHECK(be->gemv_n(ctx, n, j + 1, -1.0, gw->V, n, gw->h2, w));
-  for (int i = 0; i <= j; i++) h[i] += gw->h2[i];
+  for (int i = 0; i <= j; i++)
+    h[i] += gw->h2[i];
   return SPS_SUCCESS;
 }
 
@@ -149,7 +150,8 @@ static sps_status gmres_solve(sps_solver *s, const double *b, double *x, double 
       double hn, wnorm2 = 0.0;
       SPS_CHECK(be->nrm2(ctx, n, w, &hn));
       /* ||A M^-1 v_j||^2 = sum_i h_ij^2 + h_{j+1,j}^2 (Pythagoras), without another reduction */
-      for (int i = 0; i <= j; i++) wnorm2 += col[i] * col[i];
+      for (int i = 0; i <= j; i++)
+        wnorm2 += col[i] * col[i];
       wnorm2 += hn * hn;
       col[j + 1] = hn;
       if (sps_solver_bad(wnorm2)) {
@@ -191,7 +193,8 @@ static sps_status gmres_solve(sps_solver *s, const double *b, double *x, double 
     if (k > 0) {
       for (int i = k - 1; i >= 0; i--) {
         double t = g[i];
-        for (int l = i + 1; l < k; l++) t -= H[i + (int64_t)l * ldh] * y[l];
+        for (int l = i + 1; l < k; l++)
+          t -= H[i + (int64_t)l * ldh] * y[l];
         y[i] = t / H[i + (int64_t)i * ldh];
       }
       if (identity) {

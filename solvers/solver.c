@@ -1,4 +1,4 @@
-/* solver.c: the public sps_solver API (create, set, setup, solve, get, destroy) and the Krylov method registry. */
+/* solver.c: the public sps_solver API and the Krylov method registry. */
 #include <math.h>
 #include <string.h>
 
@@ -166,8 +166,8 @@ sps_status sps_solver_set_max_iterations(sps_solver *s, int maxit)
 {
   if (!s) return SPS_ERR_ARGUMENT;
   if (maxit < 1 || maxit == INT32_MAX)
-    SPS_FAIL(s->ctx, SPS_ERR_ARGUMENT, "maximum iterations must be in [1, %d), not %d",
-             INT32_MAX, maxit);
+    SPS_FAIL(s->ctx, SPS_ERR_ARGUMENT, "maximum iterations must be in [1, %d), not %d", INT32_MAX,
+             maxit);
   s->maxit = maxit;
   if (s->is_setup) {
     sps_status st = history_alloc(s);

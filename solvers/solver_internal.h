@@ -1,4 +1,4 @@
-/* solver_internal.h: the solver structure, the Krylov method registry, and the optional fused steps a backend may supply. */
+/* solver_internal.h: the solver structure, the method registry and optional fused steps. */
 #ifndef SPS_SOLVER_INTERNAL_H
 #define SPS_SOLVER_INTERNAL_H
 
@@ -88,10 +88,10 @@ struct sps_solver {
   sps_spmv_plan *plan;
   sps_precond *pc;
   const sps_solver_fused *fused;
-  double *r;     /* n: the residual, shared by the driver and the method */
-  void *work;    /* the method's work space */
-  int work_restart;  /* the restart the work space was sized for (GMRES) */
-  double *history;   /* history_cap entries on the host */
+  double *r;        /* n: the residual, shared by the driver and the method */
+  void *work;       /* the method's work space */
+  int work_restart; /* the restart the work space was sized for (GMRES) */
+  double *history;  /* history_cap entries on the host */
   int history_cap;
 
   /* The current solve. */

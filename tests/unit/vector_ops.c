@@ -1,4 +1,4 @@
-/* vector_ops.c: every vector op of the backend ops table checked against plain loops on odd sizes. */
+/* vector_ops.c: every vector op of the backend ops table against plain loops on odd sizes. */
 #include "../../core/internal.h"
 #include "../testlib.h"
 
@@ -28,7 +28,8 @@ static double *host_random(sps_rng *rng, int64_t n)
 {
   double *v = malloc((size_t)(n ? n : 1) * sizeof(double));
   if (!v) sps_bail("out of host memory");
-  for (int64_t i = 0; i < n; i++) v[i] = sps_rng_uniform(rng);
+  for (int64_t i = 0; i < n; i++)
+    v[i] = sps_rng_uniform(rng);
   return v;
 }
 
@@ -58,7 +59,8 @@ static void check_size(sps_context *ctx, int64_t n, sps_rng *rng)
 
   be->fill(ctx, n, 3.5, dy);
   to_host(ctx, out, dy, n);
-  for (int64_t i = 0; i < n; i++) ref[i] = 3.5;
+  for (int64_t i = 0; i < n; i++)
+    ref[i] = 3.5;
   sps_ok(max_rel_diff(n, out, ref) == 0.0, "n=%lld fill", (long long)n);
 
   be->copy(ctx, n, dx, dy);
@@ -68,40 +70,47 @@ static void check_size(sps_context *ctx, int64_t n, sps_rng *rng)
   be->upload(ctx, dy, y, (size_t)n * sizeof(double));
   be->scal(ctx, n, a, dy);
   to_host(ctx, out, dy, n);
-  for (int64_t i = 0; i < n; i++) ref[i] = a * y[i];
+  for (int64_t i = 0; i < n; i++)
+    ref[i] = a * y[i];
   sps_ok(max_rel_diff(n, out, ref) <= tol, "n=%lld scal", (long long)n);
 
   be->upload(ctx, dy, y, (size_t)n * sizeof(double));
   be->axpy(ctx, n, a, dx, dy);
   to_host(ctx, out, dy, n);
-  for (int64_t i = 0; i < n; i++) ref[i] = y[i] + a * x[i];
+  for (int64_t i = 0; i < n; i++)
+    ref[i] = y[i] + a * x[i];
   sps_ok(max_rel_diff(n, out, ref) <= tol, "n=%lld axpy", (long long)n);
 
   be->upload(ctx, dy, y, (size_t)n * sizeof(double));
   be->axpby(ctx, n, a, dx, b, dy);
   to_host(ctx, out, dy, n);
-  for (int64_t i = 0; i < n; i++) ref[i] = a * x[i] + b * y[i];
+  for (int64_t i = 0; i < n; i++)
+    ref[i] = a * x[i] + b * y[i];
   sps_ok(max_rel_diff(n, out, ref) <= tol, "n=%lld axpby", (long long)n);
 
   /* axpby with b = 0 must overwrite y, even NaN and Inf in it. */
-  for (int64_t i = 0; i < n; i++) out[i] = (i % 2) ? NAN : INFINITY;
+  for (int64_t i = 0; i < n; i++)
+    out[i] = (i % 2) ? NAN : INFINITY;
   be->upload(ctx, dy, out, (size_t)n * sizeof(double));
   be->axpby(ctx, n, a, dx, 0.0, dy);
   to_host(ctx, out, dy, n);
-  for (int64_t i = 0; i < n; i++) ref[i] = a * x[i];
+  for (int64_t i = 0; i < n; i++)
+    ref[i] = a * x[i];
   sps_ok(max_rel_diff(n, out, ref) <= tol, "n=%lld axpby with b = 0 ignores NaN/Inf in y",
          (long long)n);
 
   be->pointwise_mult(ctx, n, dw, dx, dy);
   to_host(ctx, out, dy, n);
-  for (int64_t i = 0; i < n; i++) ref[i] = w[i] * x[i];
+  for (int64_t i = 0; i < n; i++)
+    ref[i] = w[i] * x[i];
   sps_ok(max_rel_diff(n, out, ref) <= tol, "n=%lld pointwise_mult", (long long)n);
 
   /* In place: y <- w .* y. */
   be->upload(ctx, dy, y, (size_t)n * sizeof(double));
   be->pointwise_mult(ctx, n, dw, dy, dy);
   to_host(ctx, out, dy, n);
-  for (int64_t i = 0; i < n; i++) ref[i] = w[i] * y[i];
+  for (int64_t i = 0; i < n; i++)
+    ref[i] = w[i] * y[i];
   sps_ok(max_rel_diff(n, out, ref) <= tol, "n=%lld pointwise_mult in place", (long long)n);
 
   /* Reductions: error bound n*eps*sum|x_i y_i|. */
@@ -117,7 +126,8 @@ static void check_size(sps_context *ctx, int64_t n, sps_rng *rng)
 
   double nr = -1.0, nref = 0.0;
   be->nrm2(ctx, n, dx, &nr);
-  for (int64_t i = 0; i < n; i++) nref += x[i] * x[i];
+  for (int64_t i = 0; i < n; i++)
+    nref += x[i] * x[i];
   nref = sqrt(nref);
   sps_ok(fabs(nr - nref) <= (double)(n + 1) * 2.3e-16 * nref, "n=%lld nrm2 %.17g vs %.17g",
          (long long)n, nr, nref);
@@ -146,7 +156,8 @@ static void check_size(sps_context *ctx, int64_t n, sps_rng *rng)
   to_host(ctx, out, dy, n);
   for (int64_t i = 0; i < n; i++) {
     double s = 0.0;
-    for (int j = 0; j < k; j++) s += V[i + j * ld] * hv[j];
+    for (int j = 0; j < k; j++)
+      s += V[i + j * ld] * hv[j];
     ref[i] = y[i] - 1.5 * s;
   }
   sps_ok(max_rel_diff(n, out, ref) <= 1e-13, "n=%lld gemv_n (k=%d, ld=n+3)", (long long)n, k);
@@ -175,7 +186,8 @@ int main(void)
   sps_rng rng = {20240611};
   sps_diag("backend %s", ctx->be->name);
   const int64_t sizes[] = {0, 1, 7, 10007};
-  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) check_size(ctx, sizes[i], &rng);
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+    check_size(ctx, sizes[i], &rng);
   sps_context_destroy(&ctx);
   return sps_done();
 }
