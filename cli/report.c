@@ -44,11 +44,6 @@ static const char *rhs_name(cli_rhs_kind rhs)
   return "file";
 }
 
-static const char *converged_word(sps_reason reason)
-{
-  return reason > 0 ? "converged" : "not converged";
-}
-
 /* Seconds per iteration, NaN when there was no iteration. */
 static double per_iteration(const cli_report *r)
 {
@@ -79,10 +74,11 @@ void cli_report_text(FILE *out, const cli_report *r)
   fprintf(out, ", rtol %g, atol %g, maxit %d\n", o->rtol, o->atol, o->maxit);
   fprintf(out, "preconditioner  %s\n", sps_precond_type_name(o->precond));
   fprintf(out, "spmv            %s", sps_spmv_kind_name(r->spmv));
-  if (r->threads_per_row > 0) fprintf(out, " (%d threads per row)", r->threads_per_row);
+  if (r->threads_per_row > 1) fprintf(out, " (%d threads per row)", r->threads_per_row);
   fputc('\n', out);
   fprintf(out, "iterations      %d\n", r->iterations);
-  fprintf(out, "reason          %s: %s (%s)\n", converged_word(r->reason),
+  /* the converged reasons' descriptions already begin with "converged:" */
+  fprintf(out, "reason          %s%s (%s)\n", r->reason > 0 ? "" : "not converged: ",
           sps_reason_string(r->reason), sps_reason_name(r->reason));
   fprintf(out, "residual        %.3e  true ||b - Ax||/||b|| (||b - Ax|| = %.3e)\n",
           r->residual_rel, r->residual_abs);

@@ -58,17 +58,33 @@ matrix() {
   if [ -f "$tmp/$1.mtx" ]; then echo "$tmp/$1.mtx"; else echo "$SPS_TEST_DATA/$1.mtx.gz"; fi
 }
 
-# json_get KEY: the value of KEY in the JSON object of the last run (Python's spelling:
-# True, False, None). Needs $PYTHON3.
-json_get() {
-  "$PYTHON3" -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1" <"$tmp/out"
-}
-
-# json_check EXPR: a Python expression over d, the JSON object of the last run, is true.
-json_check() {
-  "$PYTHON3" -c 'import json, math, sys
-d = json.load(sys.stdin)
-sys.exit(0 if eval(sys.argv[1]) else 1)' "$1" <"$tmp/out"
+# json_checks < LINES: each line "DESCRIPTION | EXPRESSION" is one check that the Python
+# EXPRESSION over d, the JSON object printed by the last run, is true; one Python run for all
+# (strict parsing: NaN or Infinity in the output is a failure). Needs $PYTHON3.
+json_checks() {
+  "$PYTHON3" -c '
+import json, sys
+def refuse(token):
+    raise ValueError("not JSON: " + token)
+try:
+    d = json.load(open(sys.argv[1]), parse_constant=refuse)
+    print("ok the output parses as one JSON object")
+except Exception as e:
+    d = None
+    print("fail the output parses as one JSON object: %s" % e)
+for line in sys.stdin:
+    if " | " not in line:
+        continue
+    desc, expr = line.strip().split(" | ", 1)
+    try:
+        good = d is not None and bool(eval(expr))
+    except Exception:
+        good = False
+    print(("ok " if good else "fail ") + desc)
+' "$tmp/out" >"$tmp/results"
+  while read -r verdict desc; do
+    if [ "$verdict" = ok ]; then ok "$desc"; else not_ok "$desc"; fi
+  done <"$tmp/results"
 }
 
 finish() {
