@@ -1,4 +1,5 @@
-/* info.c: --version (package, CUDA support, CUDA device probe) and --list-spmv (the variant table). */
+/* info.c: --version (package, CUDA support, CUDA device probe) and --list-spmv (the variant table).
+ */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
 #endif

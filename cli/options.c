@@ -1,4 +1,5 @@
-/* options.c: strict parsing of spsolve's command line (--opt value and --opt=value) and its --help text. */
+/* options.c: strict parsing of spsolve's command line (--opt value and --opt=value) and its --help
+ * text. */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -69,72 +70,71 @@ static const opt_spec option_table[] = {
 
 void cli_print_help(void)
 {
-  fputs(
-      "Usage: spsolve [OPTIONS] A.mtx[.gz] [b.mtx]\n"
-      "Solve the sparse linear system A x = b with a Krylov method on a GPU or the CPU.\n"
-      "A is a square Matrix Market file (coordinate; real, integer or pattern; general,\n"
-      "symmetric or skew-symmetric; gzipped when the name ends in .gz). Options take their\n"
-      "value as '--opt value' or '--opt=value'.\n"
-      "\n"
-      "Method:\n"
-      "  --solver cg|gmres|bicgstab|auto\n"
-      "                        Krylov method (default auto: cg when A is symmetric, as\n"
-      "                        declared by the file or checked numerically, else gmres)\n"
-      "  --precond none|jacobi preconditioner (default none)\n"
-      "  --rtol X              stop when ||b - Ax|| <= max(rtol*||b||, atol) (default 1e-8)\n"
-      "  --atol X              absolute tolerance (default 0); rtol and atol are >= 0 and\n"
-      "                        not both 0\n"
-      "  --maxit N             maximum iterations, N >= 1 (default 10000; GMRES counts inner\n"
-      "                        iterations)\n"
-      "  --restart M           GMRES restart length, M >= 1 (default 30)\n"
-      "\n"
-      "Device and kernel:\n"
-      "  --device auto|cpu|cuda|cuda:N\n"
-      "                        where to compute (default auto: GPU 0 when usable, else the\n"
-      "                        CPU); a CUDA device that does not exist is an input error\n"
-      "                        (exit 2)\n"
-      "  --spmv NAME           SpMV kernel (default auto); NAME must exist on the device,\n"
-      "                        see --list-spmv\n"
-      "  --spmv-threads-per-row K\n"
-      "                        threads per row for csr-vector: 2, 4, 8, 16 or 32\n"
-      "                        (default 0: chosen at setup)\n"
-      "  --list-spmv           list the SpMV kernels and where they are available, then exit\n"
-      "\n"
-      "Right-hand side and solution:\n"
-      "  --rhs FILE|ones|random\n"
-      "                        b from a Matrix Market vector file, all ones, or seeded\n"
-      "                        random; the default is b = A*x* for a seeded random x*,\n"
-      "                        and then the error ||x - x*||/||x*|| is reported. A second\n"
-      "                        positional argument b.mtx means --rhs b.mtx.\n"
-      "  --seed N              seed of the random x* or b (default 1)\n"
-      "  -o, --output FILE     write the solution x as a Matrix Market array file\n"
-      "\n"
-      "Output:\n"
-      "  --monitor[=K]         print the residual norm every K iterations on stderr\n"
-      "                        (default K = 1)\n"
-      "  --history             include the residual history in the --json output\n"
-      "  --json                print one JSON object on stdout instead of the text report\n"
-      "                        (NaN and Inf are written as null)\n"
-      "  -q, --quiet           print no report; the exit code tells the outcome\n"
-      "                        (error messages still go to stderr)\n"
-      "  -v, --verbose         add matrix statistics to the report: fewest, mean and most\n"
-      "                        nonzeros per row, empty rows, symmetry, file size\n"
-      "  -h, --help            print this help and exit\n"
-      "  --version             print the version, whether CUDA support is built and the\n"
-      "                        CUDA device found, then exit\n"
-      "\n"
-      "Exit status:\n"
-      "  0  the solve converged\n"
-      "  1  the solve stopped without converging (maximum iterations, breakdown, ...)\n"
-      "  2  usage or input error: bad option or value, unreadable or malformed file,\n"
-      "     A not square, b of the wrong length, a device or kernel that does not exist\n"
-      "  3  runtime failure: out of host or device memory, CUDA or cuSPARSE error\n"
-      "\n"
-      "Environment:\n"
-      "  OMP_NUM_THREADS       threads of the CPU kernels\n"
-      "\n"
-      "See spsolve(1) for details and examples.\n",
-      stdout);
+  fputs("Usage: spsolve [OPTIONS] A.mtx[.gz] [b.mtx]\n"
+        "Solve the sparse linear system A x = b with a Krylov method on a GPU or the CPU.\n"
+        "A is a square Matrix Market file (coordinate; real, integer or pattern; general,\n"
+        "symmetric or skew-symmetric; gzipped when the name ends in .gz). Options take their\n"
+        "value as '--opt value' or '--opt=value'.\n"
+        "\n"
+        "Method:\n"
+        "  --solver cg|gmres|bicgstab|auto\n"
+        "                        Krylov method (default auto: cg when A is symmetric, as\n"
+        "                        declared by the file or checked numerically, else gmres)\n"
+        "  --precond none|jacobi preconditioner (default none)\n"
+        "  --rtol X              stop when ||b - Ax|| <= max(rtol*||b||, atol) (default 1e-8)\n"
+        "  --atol X              absolute tolerance (default 0); rtol and atol are >= 0 and\n"
+        "                        not both 0\n"
+        "  --maxit N             maximum iterations, N >= 1 (default 10000; GMRES counts inner\n"
+        "                        iterations)\n"
+        "  --restart M           GMRES restart length, M >= 1 (default 30)\n"
+        "\n"
+        "Device and kernel:\n"
+        "  --device auto|cpu|cuda|cuda:N\n"
+        "                        where to compute (default auto: GPU 0 when usable, else the\n"
+        "                        CPU); a CUDA device that does not exist is an input error\n"
+        "                        (exit 2)\n"
+        "  --spmv NAME           SpMV kernel (default auto); NAME must exist on the device,\n"
+        "                        see --list-spmv\n"
+        "  --spmv-threads-per-row K\n"
+        "                        threads per row for csr-vector: 2, 4, 8, 16 or 32\n"
+        "                        (default 0: chosen at setup)\n"
+        "  --list-spmv           list the SpMV kernels and where they are available, then exit\n"
+        "\n"
+        "Right-hand side and solution:\n"
+        "  --rhs FILE|ones|random\n"
+        "                        b from a Matrix Market vector file, all ones, or seeded\n"
+        "                        random; the default is b = A*x* for a seeded random x*,\n"
+        "                        and then the error ||x - x*||/||x*|| is reported. A second\n"
+        "                        positional argument b.mtx means --rhs b.mtx.\n"
+        "  --seed N              seed of the random x* or b (default 1)\n"
+        "  -o, --output FILE     write the solution x as a Matrix Market array file\n"
+        "\n"
+        "Output:\n"
+        "  --monitor[=K]         print the residual norm every K iterations on stderr\n"
+        "                        (default K = 1)\n"
+        "  --history             include the residual history in the --json output\n"
+        "  --json                print one JSON object on stdout instead of the text report\n"
+        "                        (NaN and Inf are written as null)\n"
+        "  -q, --quiet           print no report; the exit code tells the outcome\n"
+        "                        (error messages still go to stderr)\n"
+        "  -v, --verbose         add matrix statistics to the report: fewest, mean and most\n"
+        "                        nonzeros per row, empty rows, symmetry, file size\n"
+        "  -h, --help            print this help and exit\n"
+        "  --version             print the version, whether CUDA support is built and the\n"
+        "                        CUDA device found, then exit\n"
+        "\n"
+        "Exit status:\n"
+        "  0  the solve converged\n"
+        "  1  the solve stopped without converging (maximum iterations, breakdown, ...)\n"
+        "  2  usage or input error: bad option or value, unreadable or malformed file,\n"
+        "     A not square, b of the wrong length, a device or kernel that does not exist\n"
+        "  3  runtime failure: out of host or device memory, CUDA or cuSPARSE error\n"
+        "\n"
+        "Environment:\n"
+        "  OMP_NUM_THREADS       threads of the CPU kernels\n"
+        "\n"
+        "See spsolve(1) for details and examples.\n",
+        stdout);
 }
 
 /* Print "spsolve: MESSAGE (see spsolve --help)" on stderr and return CLI_EXIT_USAGE. */
@@ -225,8 +225,7 @@ static int parse_device(const char *text, cli_options *opt)
     opt->device = SPS_DEVICE_CUDA;
     opt->device_index = (int)v;
   } else {
-    return usage_error("invalid value '%s' for --device: expected auto, cpu, cuda or cuda:N",
-                       text);
+    return usage_error("invalid value '%s' for --device: expected auto, cpu, cuda or cuda:N", text);
   }
   return 0;
 }
@@ -295,8 +294,10 @@ static int apply_option(const opt_spec *spec, const char *val, cli_options *opt,
 {
   const char *name = spec->name;
   switch (spec->id) {
-  case OPT_SOLVER: return parse_solver(val, opt);
-  case OPT_PRECOND: return parse_precond(val, opt);
+  case OPT_SOLVER:
+    return parse_solver(val, opt);
+  case OPT_PRECOND:
+    return parse_precond(val, opt);
   case OPT_RTOL:
     if (parse_double(name, val, &opt->rtol)) return CLI_EXIT_USAGE;
     if (opt->rtol < 0) return usage_error("invalid value '%s' for --%s: must be >= 0", val, name);
@@ -305,34 +306,61 @@ static int apply_option(const opt_spec *spec, const char *val, cli_options *opt,
     if (parse_double(name, val, &opt->atol)) return CLI_EXIT_USAGE;
     if (opt->atol < 0) return usage_error("invalid value '%s' for --%s: must be >= 0", val, name);
     return 0;
-  case OPT_MAXIT: return parse_int(name, val, 1, &opt->maxit);
-  case OPT_RESTART: return parse_int(name, val, 1, &opt->restart);
-  case OPT_DEVICE: return parse_device(val, opt);
-  case OPT_SPMV: return parse_spmv(val, opt);
+  case OPT_MAXIT:
+    return parse_int(name, val, 1, &opt->maxit);
+  case OPT_RESTART:
+    return parse_int(name, val, 1, &opt->restart);
+  case OPT_DEVICE:
+    return parse_device(val, opt);
+  case OPT_SPMV:
+    return parse_spmv(val, opt);
   case OPT_TPR:
     if (parse_int(name, val, 0, &opt->threads_per_row)) return CLI_EXIT_USAGE;
     switch (opt->threads_per_row) {
-    case 0: case 2: case 4: case 8: case 16: case 32: return 0;
+    case 0:
+    case 2:
+    case 4:
+    case 8:
+    case 16:
+    case 32:
+      return 0;
     default:
-      return usage_error("invalid value '%s' for --%s: expected 0, 2, 4, 8, 16 or 32", val,
-                         name);
+      return usage_error("invalid value '%s' for --%s: expected 0, 2, 4, 8, 16 or 32", val, name);
     }
-  case OPT_LIST_SPMV: opt->action = CLI_ACTION_LIST_SPMV; return 0;
-  case OPT_RHS: *rhs_given = 1; return parse_rhs(val, opt, rhs_positional);
-  case OPT_SEED: return parse_u64(name, val, &opt->seed);
+  case OPT_LIST_SPMV:
+    opt->action = CLI_ACTION_LIST_SPMV;
+    return 0;
+  case OPT_RHS:
+    *rhs_given = 1;
+    return parse_rhs(val, opt, rhs_positional);
+  case OPT_SEED:
+    return parse_u64(name, val, &opt->seed);
   case OPT_OUTPUT:
-    if (val[0] == '\0') return usage_error("invalid value '%s' for --%s: empty file name", val, name);
+    if (val[0] == '\0')
+      return usage_error("invalid value '%s' for --%s: empty file name", val, name);
     opt->output_path = val;
     return 0;
   case OPT_MONITOR:
     opt->monitor_every = 1;
     return val ? parse_int(name, val, 1, &opt->monitor_every) : 0;
-  case OPT_HISTORY: opt->history = 1; return 0;
-  case OPT_JSON: opt->json = 1; return 0;
-  case OPT_QUIET: opt->quiet = 1; return 0;
-  case OPT_VERBOSE: opt->verbose = 1; return 0;
-  case OPT_HELP: opt->action = CLI_ACTION_HELP; return 0;
-  case OPT_VERSION: opt->action = CLI_ACTION_VERSION; return 0;
+  case OPT_HISTORY:
+    opt->history = 1;
+    return 0;
+  case OPT_JSON:
+    opt->json = 1;
+    return 0;
+  case OPT_QUIET:
+    opt->quiet = 1;
+    return 0;
+  case OPT_VERBOSE:
+    opt->verbose = 1;
+    return 0;
+  case OPT_HELP:
+    opt->action = CLI_ACTION_HELP;
+    return 0;
+  case OPT_VERSION:
+    opt->action = CLI_ACTION_VERSION;
+    return 0;
   }
   return 0;
 }
@@ -375,7 +403,8 @@ static int add_positional(const char *arg, cli_options *opt, int *rhs_given, int
     opt->matrix_path = arg;
     return 0;
   }
-  if (*rhs_positional) return usage_error("unexpected argument '%s': A and b are already given", arg);
+  if (*rhs_positional)
+    return usage_error("unexpected argument '%s': A and b are already given", arg);
   if (*rhs_given) return usage_error("argument '%s' conflicts with --rhs: give b only once", arg);
   opt->rhs = CLI_RHS_FILE;
   opt->rhs_path = arg;
@@ -406,8 +435,8 @@ int cli_parse_options(int argc, char **argv, cli_options *opt)
       size_t len = eq ? (size_t)(eq - name) : strlen(name);
       spec = find_long(name, len);
       if (!spec) {
-        fprintf(stderr, "spsolve: unknown option '%.*s' (see spsolve --help)\n",
-                (int)(len + 2), arg);
+        fprintf(stderr, "spsolve: unknown option '%.*s' (see spsolve --help)\n", (int)(len + 2),
+                arg);
         return CLI_EXIT_USAGE;
       }
       snprintf(shown, sizeof shown, "--%s", spec->name);
@@ -436,8 +465,7 @@ int cli_parse_options(int argc, char **argv, cli_options *opt)
     if (apply_option(spec, val, opt, &rhs_given, &rhs_positional)) return CLI_EXIT_USAGE;
   }
   if (opt->action != CLI_ACTION_SOLVE) return 0;
-  if (!opt->matrix_path)
-    return usage_error("no matrix file given");
+  if (!opt->matrix_path) return usage_error("no matrix file given");
   if (opt->rtol == 0.0 && opt->atol == 0.0)
     return usage_error("--rtol and --atol are both 0: the solve could never stop");
   return 0;

@@ -31,9 +31,7 @@ typedef enum cli_rhs_kind {
 } cli_rhs_kind;
 
 /* Which solver; AUTO picks CG for a symmetric matrix and GMRES otherwise. */
-typedef enum cli_solver_choice {
-  CLI_SOLVER_AUTO = -1
-} cli_solver_choice;
+typedef enum cli_solver_choice { CLI_SOLVER_AUTO = -1 } cli_solver_choice;
 
 typedef struct cli_options {
   cli_action action;
@@ -42,16 +40,16 @@ typedef struct cli_options {
   const char *output_path; /* -o FILE, or NULL */
   cli_rhs_kind rhs;
   uint64_t seed;
-  int solver;              /* an sps_solver_type or CLI_SOLVER_AUTO */
+  int solver; /* an sps_solver_type or CLI_SOLVER_AUTO */
   sps_precond_type precond;
   double rtol, atol;
   int maxit, restart;
   sps_device_kind device;
   int device_index;
   sps_spmv_kind spmv;
-  int spmv_given;          /* --spmv was on the command line */
+  int spmv_given; /* --spmv was on the command line */
   int threads_per_row;
-  int monitor_every;       /* 0: no monitor */
+  int monitor_every; /* 0: no monitor */
   int history, json, quiet, verbose;
 } cli_options;
 

@@ -25,10 +25,14 @@ void cli_matrix_stats_compute(const int64_t *rowptr, int64_t nrows, const char *
 const char *cli_symmetry_name(sps_symmetry sym)
 {
   switch (sym) {
-  case SPS_SYMMETRY_GENERAL: return "general";
-  case SPS_SYMMETRY_SYMMETRIC: return "symmetric";
-  case SPS_SYMMETRY_SKEW: return "skew-symmetric";
-  case SPS_SYMMETRY_UNKNOWN: break;
+  case SPS_SYMMETRY_GENERAL:
+    return "general";
+  case SPS_SYMMETRY_SYMMETRIC:
+    return "symmetric";
+  case SPS_SYMMETRY_SKEW:
+    return "skew-symmetric";
+  case SPS_SYMMETRY_UNKNOWN:
+    break;
   }
   return "unknown";
 }
@@ -36,10 +40,14 @@ const char *cli_symmetry_name(sps_symmetry sym)
 static const char *rhs_name(cli_rhs_kind rhs)
 {
   switch (rhs) {
-  case CLI_RHS_SOLUTION: return "A*x* (random x*)";
-  case CLI_RHS_ONES: return "ones";
-  case CLI_RHS_RANDOM: return "random";
-  case CLI_RHS_FILE: break;
+  case CLI_RHS_SOLUTION:
+    return "A*x* (random x*)";
+  case CLI_RHS_ONES:
+    return "ones";
+  case CLI_RHS_RANDOM:
+    return "random";
+  case CLI_RHS_FILE:
+    break;
   }
   return "file";
 }
@@ -78,13 +86,14 @@ void cli_report_text(FILE *out, const cli_report *r)
   fputc('\n', out);
   fprintf(out, "iterations      %d\n", r->iterations);
   /* the converged reasons' descriptions already begin with "converged:" */
-  fprintf(out, "reason          %s%s (%s)\n", r->reason > 0 ? "" : "not converged: ",
-          sps_reason_string(r->reason), sps_reason_name(r->reason));
-  fprintf(out, "residual        %.3e  true ||b - Ax||/||b|| (||b - Ax|| = %.3e)\n",
-          r->residual_rel, r->residual_abs);
+  fprintf(out, "reason          %s%s (%s)\n",
+          r->reason > 0 ? "" : "not converged: ", sps_reason_string(r->reason),
+          sps_reason_name(r->reason));
+  fprintf(out, "residual        %.3e  true ||b - Ax||/||b|| (||b - Ax|| = %.3e)\n", r->residual_rel,
+          r->residual_abs);
   if (r->have_error) fprintf(out, "error           %.3e  ||x - x*||/||x*||\n", r->error);
-  fprintf(out, "time            load %.6f s, setup %.6f s, solve %.6f s\n", r->t_load,
-          r->t_setup, r->t_solve);
+  fprintf(out, "time            load %.6f s, setup %.6f s, solve %.6f s\n", r->t_load, r->t_setup,
+          r->t_solve);
   if (r->iterations > 0) fprintf(out, "time/iteration  %.3e s\n", per_iteration(r));
 }
 

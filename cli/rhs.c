@@ -22,12 +22,13 @@ void cli_random_fill(double *v, int64_t n, uint64_t seed)
   }
 }
 
-void cli_csr_matvec(int64_t n, const int64_t *rowptr, const int32_t *colind,
-                    const double *values, const double *x, double *y)
+void cli_csr_matvec(int64_t n, const int64_t *rowptr, const int32_t *colind, const double *values,
+                    const double *x, double *y)
 {
   for (int64_t i = 0; i < n; i++) {
     double sum = 0.0; /* y_i = sum_j a_ij x_j */
-    for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++) sum += values[k] * x[colind[k]];
+    for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++)
+      sum += values[k] * x[colind[k]];
     y[i] = sum;
   }
 }

@@ -50,8 +50,10 @@ static int exit_code_of(sps_status st)
   case SPS_ERR_SIZE:
   case SPS_ERR_UNSUPPORTED:
   case SPS_ERR_IO:
-  case SPS_ERR_NO_DEVICE: return CLI_EXIT_USAGE;
-  default: return CLI_EXIT_RUNTIME;
+  case SPS_ERR_NO_DEVICE:
+    return CLI_EXIT_USAGE;
+  default:
+    return CLI_EXIT_RUNTIME;
   }
 }
 
@@ -268,11 +270,9 @@ static int solve(const cli_options *opt)
   if (!code) code = finish(&s, opt, &r);
   if (!code) {
     r.exit_code = r.reason > 0 ? CLI_EXIT_CONVERGED : CLI_EXIT_NOT_CONVERGED;
-    if (opt->quiet)
-      ;
-    else if (opt->json)
+    if (opt->json && !opt->quiet)
       cli_report_json(stdout, &r);
-    else
+    else if (!opt->quiet)
       cli_report_text(stdout, &r);
     code = r.exit_code;
   }
@@ -286,10 +286,17 @@ int main(int argc, char **argv)
   int code = cli_parse_options(argc, argv, &opt);
   if (code) return code;
   switch (opt.action) {
-  case CLI_ACTION_HELP: cli_print_help(); return 0;
-  case CLI_ACTION_VERSION: cli_print_version(); return 0;
-  case CLI_ACTION_LIST_SPMV: cli_print_spmv_list(); return 0;
-  case CLI_ACTION_SOLVE: break;
+  case CLI_ACTION_HELP:
+    cli_print_help();
+    return 0;
+  case CLI_ACTION_VERSION:
+    cli_print_version();
+    return 0;
+  case CLI_ACTION_LIST_SPMV:
+    cli_print_spmv_list();
+    return 0;
+  case CLI_ACTION_SOLVE:
+    break;
   }
   code = solve(&opt);
   if (fflush(stdout) != 0 && code < CLI_EXIT_USAGE) {

@@ -1,4 +1,5 @@
-/* mm_gmres.c: example: read a Matrix Market matrix, form b = A*ones with an SpMV plan, solve by GMRES(30). */
+/* mm_gmres.c: example: read a Matrix Market matrix, form b = A*ones with an SpMV plan, solve by
+ * GMRES(30). */
 /*
  * Build against an installed library:
  *   cc mm_gmres.c $(pkg-config --cflags --libs spsolve) -o mm_gmres
@@ -14,15 +15,15 @@
 #include <spsolve.h>
 
 /* Print what failed with the library's message and jump to the cleanup. */
-#define CHECK(call)                                                                          \
-  do {                                                                                       \
-    sps_status st_ = (call);                                                                 \
-    if (st_ != SPS_SUCCESS) {                                                                \
-      fprintf(stderr, "mm_gmres: %s failed: %s (%s)\n", #call,                              \
-              ctx ? sps_context_last_error(ctx) : sps_context_create_error(),               \
-              sps_status_name(st_));                                                         \
-      goto cleanup;                                                                          \
-    }                                                                                        \
+#define CHECK(call)                                                                                \
+  do {                                                                                             \
+    sps_status st_ = (call);                                                                       \
+    if (st_ != SPS_SUCCESS) {                                                                      \
+      fprintf(stderr, "mm_gmres: %s failed: %s (%s)\n", #call,                                     \
+              ctx ? sps_context_last_error(ctx) : sps_context_create_error(),                      \
+              sps_status_name(st_));                                                               \
+      goto cleanup;                                                                                \
+    }                                                                                              \
   } while (0)
 
 int main(int argc, char **argv)
@@ -73,8 +74,8 @@ int main(int argc, char **argv)
   CHECK(sps_solver_get_reason(gmres, &reason));
   CHECK(sps_solver_get_iterations(gmres, &iterations));
   CHECK(sps_solver_get_residual(gmres, NULL, &relres));
-  printf("mm_gmres: %s: %lld x %lld, %lld nonzeros\n", path, (long long)nrows,
-         (long long)ncols, (long long)nnz);
+  printf("mm_gmres: %s: %lld x %lld, %lld nonzeros\n", path, (long long)nrows, (long long)ncols,
+         (long long)nnz);
   printf("mm_gmres: GMRES(30)%s: %s (%s) after %d iterations\n", jacobi ? " + Jacobi" : "",
          sps_reason_string(reason), sps_reason_name(reason), iterations);
   printf("mm_gmres: true relative residual ||b - Ax||/||b|| = %.3e\n", relres);

@@ -1,4 +1,5 @@
-/* poisson_cg.c: example: the 2-D Poisson problem on an N x N grid, built in memory as CSR and solved by CG. */
+/* poisson_cg.c: example: the 2-D Poisson problem on an N x N grid, built in memory as CSR and
+ * solved by CG. */
 /*
  * The 5-point Laplacian with Dirichlet boundary conditions: for the unknown (i, j) of the
  * N x N interior grid, row k = i*N + j holds 4 on the diagonal and -1 for each of the (up
@@ -18,15 +19,15 @@
 #include <spsolve.h>
 
 /* Print what failed with the library's message and jump to the cleanup. */
-#define CHECK(call)                                                                          \
-  do {                                                                                       \
-    sps_status st_ = (call);                                                                 \
-    if (st_ != SPS_SUCCESS) {                                                                \
-      fprintf(stderr, "poisson_cg: %s failed: %s (%s)\n", #call,                            \
-              ctx ? sps_context_last_error(ctx) : sps_context_create_error(),               \
-              sps_status_name(st_));                                                         \
-      goto cleanup;                                                                          \
-    }                                                                                        \
+#define CHECK(call)                                                                                \
+  do {                                                                                             \
+    sps_status st_ = (call);                                                                       \
+    if (st_ != SPS_SUCCESS) {                                                                      \
+      fprintf(stderr, "poisson_cg: %s failed: %s (%s)\n", #call,                                   \
+              ctx ? sps_context_last_error(ctx) : sps_context_create_error(),                      \
+              sps_status_name(st_));                                                               \
+      goto cleanup;                                                                                \
+    }                                                                                              \
   } while (0)
 
 int main(int argc, char **argv)
@@ -65,11 +66,24 @@ int main(int argc, char **argv)
   for (int i = 0; i < N; i++) {
     for (int j = 0; j < N; j++) {
       int64_t k = (int64_t)i * N + j;
-      if (i > 0) { colind[nz] = (int32_t)(k - N); values[nz++] = -1.0; }
-      if (j > 0) { colind[nz] = (int32_t)(k - 1); values[nz++] = -1.0; }
-      colind[nz] = (int32_t)k; values[nz++] = 4.0;
-      if (j < N - 1) { colind[nz] = (int32_t)(k + 1); values[nz++] = -1.0; }
-      if (i < N - 1) { colind[nz] = (int32_t)(k + N); values[nz++] = -1.0; }
+      if (i > 0) {
+        colind[nz] = (int32_t)(k - N);
+        values[nz++] = -1.0;
+      }
+      if (j > 0) {
+        colind[nz] = (int32_t)(k - 1);
+        values[nz++] = -1.0;
+      }
+      colind[nz] = (int32_t)k;
+      values[nz++] = 4.0;
+      if (j < N - 1) {
+        colind[nz] = (int32_t)(k + 1);
+        values[nz++] = -1.0;
+      }
+      if (i < N - 1) {
+        colind[nz] = (int32_t)(k + N);
+        values[nz++] = -1.0;
+      }
       rowptr[k + 1] = nz;
     }
   }
@@ -81,7 +95,8 @@ int main(int argc, char **argv)
       xs[(int64_t)i * N + j] = sin(pi * (i + 1) / (N + 1)) * (j + 1) / (N + 1);
   for (int64_t k = 0; k < n; k++) {
     double s = 0.0;
-    for (int64_t p = rowptr[k]; p < rowptr[k + 1]; p++) s += values[p] * xs[colind[p]];
+    for (int64_t p = rowptr[k]; p < rowptr[k + 1]; p++)
+      s += values[p] * xs[colind[p]];
     bh[k] = s;
   }
 
@@ -120,8 +135,8 @@ int main(int argc, char **argv)
   CHECK(sps_context_get_device_name(ctx, device, sizeof device));
   printf("poisson_cg: N = %d (%lld unknowns) on %s\n", N, (long long)n, device);
   printf("poisson_cg: %s after %d iterations\n", sps_reason_string(reason), iterations);
-  printf("poisson_cg: relative residual %.3e, relative error %.3e (bound %.1e)\n", relres,
-         err, bound);
+  printf("poisson_cg: relative residual %.3e, relative error %.3e (bound %.1e)\n", relres, err,
+         bound);
   status = reason > 0 && err <= bound ? 0 : 1;
   if (status) fprintf(stderr, "poisson_cg: FAILED\n");
 
