@@ -118,7 +118,7 @@ static sps_status cpu_gemv_n(sps_context *ctx, int64_t n, int k, double alpha, c
                              int64_t ldv, const double *h, double *y)
 {
   (void)ctx;
-#pragma omp parallel for schedule(static) if (n * k > SPS_OMP_MIN)
+#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
   for (int64_t i = 0; i < n; i++) {
     double s = 0.0;
     for (int j = 0; j < k; j++) s += V[i + (int64_t)j * ldv] * h[j];
