@@ -59,6 +59,11 @@ static void jacobi_destroy(sps_precond *pc)
   pc->data = NULL;
 }
 
+static const double *jacobi_diagonal_inverse(const sps_precond *pc)
+{
+  return (const double *)pc->data;
+}
+
 const sps_precond_ops sps_precond_ops_jacobi = {
     .type = SPS_PRECOND_JACOBI,
     .name = "jacobi",
@@ -66,4 +71,5 @@ const sps_precond_ops sps_precond_ops_jacobi = {
     .setup = jacobi_setup,
     .apply = jacobi_apply,
     .destroy = jacobi_destroy,
+    .diagonal_inverse = jacobi_diagonal_inverse,
 };

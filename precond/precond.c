@@ -88,3 +88,9 @@ const sps_precond_ops sps_precond_ops_none = {
     .apply = none_apply,
     .destroy = NULL,
 };
+
+const double *sps_precond_diagonal_inverse(const sps_precond *pc)
+{
+  if (!pc || !pc->ops->diagonal_inverse) return NULL;
+  return pc->ops->diagonal_inverse(pc);
+}

@@ -23,6 +23,8 @@ typedef struct sps_precond_ops {
   sps_status (*setup)(sps_precond *pc, const sps_matrix *A);
   sps_status (*apply)(sps_precond *pc, const double *r, double *z);
   void (*destroy)(sps_precond *pc);
+  /* For a diagonal M: its inverse diagonal in the context's memory (optional). */
+  const double *(*diagonal_inverse)(const sps_precond *pc);
 } sps_precond_ops;
 
 struct sps_precond {
@@ -40,6 +42,12 @@ sps_status sps_precond_setup(sps_precond *pc, const sps_matrix *A);
 sps_status sps_precond_apply(sps_precond *pc, const double *r, double *z);
 /* Nonzero when M is the identity: a method may then skip the apply and let z alias r. */
 int sps_precond_is_identity(const sps_precond *pc);
+/*
+ * For a diagonal M (Jacobi): M^-1 as n values in the context's memory, valid after setup, so
+ * a method can fuse z <- M^-1 r into its own updates. NULL for other preconditioners and for
+ * the identity.
+ */
+const double *sps_precond_diagonal_inverse(const sps_precond *pc);
 /* Destroy (NULL allowed) and set the pointer to NULL. */
 void sps_precond_destroy(sps_precond **pc);
 

@@ -1,4 +1,4 @@
-/* cg.c: the preconditioned conjugate gradient method for symmetric positive definite A. */
+/* cg.c: the preconditioned conjugate gradient method for symmetric positive definite A, driven from the device in batches. */
 #include <math.h>
 
 #include "solver_internal.h"
@@ -25,147 +25,204 @@
  * (r, M^-1 r) < 0 means M is not (SPS_DIVERGED_INDEFINITE_PRECOND); NaN or Inf in a norm or
  * an inner product gives SPS_DIVERGED_NAN.
  *
- * Cost per iteration: one SpMV, one preconditioner apply, two inner products and one norm
- * (without preconditioner (r, z) = ||r||^2, so one inner product and no norm), three updates.
+ * Execution: one iteration is an SpMV and three fused backend steps (cg_alpha, cg_update,
+ * cg_direction; see core/krylov_state.h) whose scalars stay in the backend's memory, so the
+ * host issues a batch of iterations without waiting and reads the state back once per
+ * batch. A step that finds the state stopped does nothing, so the iteration count is exact
+ * however long the batch. Where the backend records graphs, a fixed group of iterations is
+ * captured once at setup and replayed. The preconditioner must be diagonal (none or Jacobi):
+ * its inverse diagonal is applied inside cg_update.
  */
 
+/* Iterations captured in one graph, and the longest batch issued between two reads. */
+#define CG_GRAPH_ITERATIONS 8
+#define CG_MAX_BATCH 1024
+
 typedef struct cg_work {
-  double *z; /* M^-1 r (unused, z = r, without preconditioner) */
-  double *p; /* search direction */
-  double *q; /* A p */
+  double *z;          /* M^-1 r (NULL, z = r, without preconditioner) */
+  double *p;          /* search direction */
+  double *q;          /* A p */
+  double *xw;         /* the iterate (x is copied in and out, so graphs see fixed addresses) */
+  const double *dinv; /* the preconditioner's inverse diagonal, or NULL */
+  sps_cg_state *S;    /* the scalar state, in the backend's memory */
+  double *history;    /* maxit + 1 norms in the backend's memory, or NULL */
+  void *graph;        /* CG_GRAPH_ITERATIONS iterations, or NULL */
 } cg_work;
 
 static void cg_destroy(sps_solver *s)
 {
   cg_work *w = s->work;
   if (!w) return;
+  sps_context *ctx = s->ctx;
+  if (w->graph) ctx->be->graph_destroy(ctx, w->graph);
   sps_solver_vec_free(s, &w->z);
   sps_solver_vec_free(s, &w->p);
   sps_solver_vec_free(s, &w->q);
+  sps_solver_vec_free(s, &w->xw);
+  if (w->S) ctx->be->free(ctx, w->S);
+  if (w->history) ctx->be->free(ctx, w->history);
   sps_host_free(w);
   s->work = NULL;
 }
 
+/* Issue one iteration: q <- A p, then the three fused steps. */
+static sps_status cg_issue(sps_solver *s, cg_work *w)
+{
+  sps_context *ctx = s->ctx;
+  const sps_backend *be = ctx->be;
+  double *z = w->z ? w->z : s->r;
+  SPS_CHECK(sps_spmv_apply_raw(s->plan, 1.0, w->p, 0.0, w->q));
+  SPS_CHECK(be->cg_alpha(ctx, s->n, w->p, w->q, w->S));
+  SPS_CHECK(be->cg_update(ctx, s->n, w->p, w->q, w->dinv, w->xw, s->r, z, w->S));
+  return be->cg_direction(ctx, s->n, z, w->p, w->S);
+}
+
 static sps_status cg_setup(sps_solver *s)
 {
+  sps_context *ctx = s->ctx;
+  const sps_backend *be = ctx->be;
   sps_status st = SPS_SUCCESS;
+  if (!be->cg_alpha || !be->cg_update || !be->cg_direction)
+    SPS_FAIL(ctx, SPS_ERR_UNSUPPORTED, "CG: the %s backend has no fused CG steps", be->name);
+  if (!sps_precond_is_identity(s->pc) && !sps_precond_diagonal_inverse(s->pc))
+    SPS_FAIL(ctx, SPS_ERR_UNSUPPORTED, "CG: preconditioner '%s' is not diagonal",
+             s->pc->ops->name);
   cg_work *w;
-  SPS_CHECK(sps_host_calloc(s->ctx, (void **)&w, 1, sizeof *w, "CG work space"));
+  SPS_CHECK(sps_host_calloc(ctx, (void **)&w, 1, sizeof *w, "CG work space"));
   s->work = w;
-  if (!sps_precond_is_identity(s->pc)) SPS_TRY(sps_solver_vec_alloc(s, &w->z, "CG z"));
+  w->dinv = sps_precond_diagonal_inverse(s->pc);
+  if (w->dinv) SPS_TRY(sps_solver_vec_alloc(s, &w->z, "CG z"));
   SPS_TRY(sps_solver_vec_alloc(s, &w->p, "CG p"));
   SPS_TRY(sps_solver_vec_alloc(s, &w->q, "CG q"));
+  SPS_TRY(sps_solver_vec_alloc(s, &w->xw, "CG x"));
+  SPS_TRY(be->malloc(ctx, (void **)&w->S, sizeof *w->S, "CG state"));
+  if (s->history_on)
+    SPS_TRY(be->malloc(ctx, (void **)&w->history, ((size_t)s->maxit + 1) * sizeof(double),
+                       "CG residual history"));
+  if (be->graph_begin && s->n > 0) {
+    /* The steps read only the state in S, so the captured iterations serve every solve. */
+    SPS_TRY(be->graph_begin(ctx));
+    for (int k = 0; k < CG_GRAPH_ITERATIONS && st == SPS_SUCCESS; k++) st = cg_issue(s, w);
+    sps_status st_end = be->graph_end(ctx, &w->graph);
+    if (st == SPS_SUCCESS) st = st_end;
+    if (st) goto cleanup;
+  }
 cleanup:
   if (st) cg_destroy(s);
   return st;
 }
 
-/* z <- M^-1 r, rz <- (r, z), rnorm <- ||r||. */
-static sps_status cg_precondition(sps_solver *s, const double *r, double *z, double *rz,
-                                  double *rnorm)
+/* Start (or restart) the recurrence from the residual in s->r: z <- M^-1 r, p <- z, rz. */
+static sps_status cg_start(sps_solver *s, cg_work *w, sps_cg_state *h, double *rz)
 {
   sps_context *ctx = s->ctx;
-  if (z == r) {
-    SPS_CHECK(ctx->be->dot(ctx, s->n, r, r, rz));
-    *rnorm = sqrt(*rz);
-    return SPS_SUCCESS;
+  const sps_backend *be = ctx->be;
+  double *z = w->z ? w->z : s->r;
+  if (w->dinv) SPS_CHECK(be->pointwise_mult(ctx, s->n, w->dinv, s->r, z));
+  SPS_CHECK(be->dot(ctx, s->n, s->r, z, rz));
+  SPS_CHECK(be->copy(ctx, s->n, z, w->p));
+  h->rz = *rz;
+  h->status = SPS_CG_RUNNING;
+  return be->upload(ctx, w->S, h, sizeof *h);
+}
+
+/*
+ * The next batch: as many iterations as the last batch's rate of decrease says remain (at
+ * least one graph, at most twice the last batch), or exactly the monitor interval when a
+ * monitor is set, and never past maxit.
+ */
+static int cg_next_batch(const sps_solver *s, int last, double rate, double rnorm, int it)
+{
+  int b;
+  if (s->monitor && s->monitor_every > 0) {
+    b = s->monitor_every;
+  } else {
+    b = 2 * last;
+    if (rate > 0.0 && rate < 1.0 && rnorm > s->tol) {
+      double need = ceil(log(s->tol / rnorm) / log(rate));
+      if (need < b) b = (int)need;
+    }
+    if (b < CG_GRAPH_ITERATIONS) b = CG_GRAPH_ITERATIONS;
+    if (b > CG_MAX_BATCH) b = CG_MAX_BATCH;
   }
-  SPS_CHECK(sps_precond_apply(s->pc, r, z));
-  SPS_CHECK(ctx->be->dot(ctx, s->n, r, z, rz));
-  return ctx->be->nrm2(ctx, s->n, r, rnorm);
+  return b < s->maxit - it ? b : s->maxit - it;
 }
 
 static sps_status cg_solve(sps_solver *s, const double *b, double *x, double rnorm0)
 {
   sps_context *ctx = s->ctx;
   const sps_backend *be = ctx->be;
-  const sps_solver_fused *fu = s->fused;
   cg_work *w = s->work;
-  const int64_t n = s->n;
-  double *r = s->r, *p = w->p, *q = w->q;
-  double *z = w->z ? w->z : r;
+  sps_cg_state h = {0};
   double rz, rnorm = rnorm0;
-  int it = 0;
 
-  /* z <- M^-1 r, p <- z */
-  SPS_CHECK(cg_precondition(s, r, z, &rz, &rnorm));
-  if (sps_solver_bad(rz)) {
-    s->reason = SPS_DIVERGED_NAN;
-    return SPS_SUCCESS;
-  }
-  if (rz < 0.0) {
-    s->reason = SPS_DIVERGED_INDEFINITE_PRECOND;
-    return SPS_SUCCESS;
-  }
-  SPS_CHECK(be->copy(ctx, n, z, p));
+  SPS_CHECK(be->copy(ctx, s->n, x, w->xw));
+  h.tol2 = s->tol * s->tol;
+  h.history = w->history;
+  h.maxit = s->maxit;
+  SPS_CHECK(cg_start(s, w, &h, &rz));
+  s->reason = SPS_REASON_NONE;
+  if (sps_solver_bad(rz)) s->reason = SPS_DIVERGED_NAN;
+  else if (rz < 0.0) s->reason = SPS_DIVERGED_INDEFINITE_PRECOND;
 
-  s->reason = SPS_DIVERGED_MAX_ITERATIONS;
-  while (it < s->maxit) {
-    double pq, rr = 0.0;
-    /* q <- A p */
-    SPS_CHECK(sps_spmv_apply_raw(s->plan, 1.0, p, 0.0, q));
-    SPS_CHECK(be->dot(ctx, n, p, q, &pq));
-    if (sps_solver_bad(pq)) {
-      s->reason = SPS_DIVERGED_NAN;
+  int batch = cg_next_batch(s, CG_GRAPH_ITERATIONS / 2, 0.0, rnorm, 0);
+  while (s->reason == SPS_REASON_NONE) {
+    if (batch <= 0) {
+      s->reason = SPS_DIVERGED_MAX_ITERATIONS;
       break;
     }
-    if (pq <= 0.0) {
-      s->reason = SPS_DIVERGED_INDEFINITE_MATRIX;
+    const int it0 = h.it;
+    const double rnorm0_batch = rnorm;
+    /* Whole graphs first, then single iterations for the rest of the batch. */
+    int k = 0;
+    if (w->graph)
+      for (; k + CG_GRAPH_ITERATIONS <= batch; k += CG_GRAPH_ITERATIONS)
+        SPS_CHECK(be->graph_launch(ctx, w->graph));
+    for (; k < batch; k++) SPS_CHECK(cg_issue(s, w));
+    SPS_CHECK(be->download(ctx, &h, w->S, sizeof h));
+    rnorm = sqrt(h.rr);
+    if (s->monitor && s->monitor_every > 0 && h.it > it0)
+      s->monitor(s->monitor_user, h.it, rnorm);
+    double rate = 0.0;
+    if (h.it > it0 && rnorm > 0.0 && rnorm0_batch > 0.0)
+      rate = pow(rnorm / rnorm0_batch, 1.0 / (h.it - it0));
+    batch = cg_next_batch(s, batch, rate, rnorm, h.it);
+    switch (h.status) {
+    case SPS_CG_RUNNING:
       break;
-    }
-    const double alpha = rz / pq;
-    /* x <- x + alpha*p, r <- r - alpha*q */
-    if (fu && fu->cg_step_2) {
-      SPS_CHECK(fu->cg_step_2(ctx, n, alpha, p, q, x, r, &rr));
-    } else {
-      SPS_CHECK(be->axpy(ctx, n, alpha, p, x));
-      SPS_CHECK(be->axpy(ctx, n, -alpha, q, r));
-    }
-    it++;
-    /* z <- M^-1 r; rz_new <- (r, z) (the fused step already gave r.r, which is (r, z) when z = r)
-     */
-    double rz_new;
-    if (fu && fu->cg_step_2 && z == r) {
-      rz_new = rr;
-      rnorm = sqrt(rr);
-    } else {
-      SPS_CHECK(cg_precondition(s, r, z, &rz_new, &rnorm));
-    }
-    sps_solver_record(s, it, rnorm);
-    if (sps_solver_bad(rnorm) || sps_solver_bad(rz_new)) {
-      s->reason = SPS_DIVERGED_NAN;
-      break;
-    }
-    if (sps_solver_test(s, rnorm) != SPS_REASON_NONE) {
+    case SPS_CG_CONVERGED: {
       sps_reason reason;
-      SPS_CHECK(sps_solver_confirm(s, b, x, r, &rnorm, &reason));
+      SPS_CHECK(sps_solver_confirm(s, b, w->xw, s->r, &rnorm, &reason));
       if (reason != SPS_REASON_NONE) {
         s->reason = reason;
         break;
       }
-      /* The recurrence drifted from b - Ax: restart from the true residual, p <- M^-1 r. */
-      SPS_CHECK(cg_precondition(s, r, z, &rz, &rnorm));
-      if (rz < 0.0) {
-        s->reason = SPS_DIVERGED_INDEFINITE_PRECOND;
-        break;
-      }
-      SPS_CHECK(be->copy(ctx, n, z, p));
-      continue;
-    }
-    if (rz_new < 0.0) {
-      s->reason = SPS_DIVERGED_INDEFINITE_PRECOND;
+      /* The recurrence drifted from b - Ax: restart from the true residual. */
+      SPS_CHECK(cg_start(s, w, &h, &rz));
+      if (rz < 0.0) s->reason = SPS_DIVERGED_INDEFINITE_PRECOND;
+      else if (h.it >= s->maxit) s->reason = SPS_DIVERGED_MAX_ITERATIONS;
       break;
     }
-    const double beta = rz_new / rz;
-    rz = rz_new;
-    /* p <- z + beta*p */
-    if (fu && fu->cg_step_1)
-      SPS_CHECK(fu->cg_step_1(ctx, n, beta, z, p));
-    else
-      SPS_CHECK(be->axpby(ctx, n, 1.0, z, beta, p));
+    case SPS_CG_MAX_ITERATIONS:
+      s->reason = SPS_DIVERGED_MAX_ITERATIONS;
+      break;
+    case SPS_CG_INDEFINITE_MATRIX:
+      s->reason = SPS_DIVERGED_INDEFINITE_MATRIX;
+      break;
+    case SPS_CG_INDEFINITE_PRECOND:
+      s->reason = SPS_DIVERGED_INDEFINITE_PRECOND;
+      break;
+    default:
+      s->reason = SPS_DIVERGED_NAN;
+      break;
+    }
   }
-  s->iterations = it;
-  return SPS_SUCCESS;
+  s->iterations = h.it;
+  if (w->history && h.it > 0) {
+    SPS_CHECK(be->download(ctx, s->history + 1, w->history + 1, (size_t)h.it * sizeof(double)));
+    s->history_count = h.it + 1;
+  }
+  return be->copy(ctx, s->n, w->xw, x);
 }
 
 const sps_solver_method sps_solver_method_cg = {

@@ -171,6 +171,7 @@ sps_status sps_solver_set_max_iterations(sps_solver *s, int maxit)
   s->maxit = maxit;
   if (s->is_setup) {
     sps_status st = history_alloc(s);
+    if (!st) st = work_alloc(s);
     if (st) s->is_setup = 0;
     return st;
   }
@@ -230,6 +231,7 @@ sps_status sps_solver_set_history(sps_solver *s, int enable)
   s->history_on = enable != 0;
   if (s->is_setup) {
     sps_status st = history_alloc(s);
+    if (!st) st = work_alloc(s);
     if (st) s->is_setup = 0;
     return st;
   }

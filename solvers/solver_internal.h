@@ -40,8 +40,6 @@ extern const sps_solver_method sps_solver_method_bicgstab;
  * The table for a context comes from sps_solver_fused_for() at setup; no backend supplies one
  * yet, so every method runs on the composed ops today.
  *
- *   cg_step_1        p <- z + beta*p
- *   cg_step_2        x <- x + alpha*p, r <- r - alpha*q, and *rr <- r.r
  *   bicgstab_step_1  p <- r + beta*(p - omega*v)
  *   bicgstab_step_2  x <- x + alpha*phat + omega*shat, r <- s - omega*t
  *   run[type]        the whole iteration of a method (for instance a batch of iterations
@@ -49,9 +47,6 @@ extern const sps_solver_method sps_solver_method_bicgstab;
  *                    has the contract of sps_solver_method.solve and replaces it entirely.
  */
 typedef struct sps_solver_fused {
-  sps_status (*cg_step_1)(sps_context *ctx, int64_t n, double beta, const double *z, double *p);
-  sps_status (*cg_step_2)(sps_context *ctx, int64_t n, double alpha, const double *p,
-                          const double *q, double *x, double *r, double *rr);
   sps_status (*bicgstab_step_1)(sps_context *ctx, int64_t n, double beta, double omega,
                                 const double *r, const double *v, double *p);
   sps_status (*bicgstab_step_2)(sps_context *ctx, int64_t n, double alpha, double omega,
