@@ -8,7 +8,12 @@ libspsolve_la_SOURCES += \
 	%reldir%/vector.c \
 	%reldir%/csr_assemble.h \
 	%reldir%/csr_assemble.c \
-	%reldir%/matrix.c
+	%reldir%/matrix.c \
+	%reldir%/mm_scan.h \
+	%reldir%/mm_scan.c \
+	%reldir%/mm_source.c \
+	%reldir%/mm_read.c \
+	%reldir%/mm_write.c
 
 if SPS_CUDA
 libspsolve_la_SOURCES += \
