@@ -51,7 +51,8 @@ static sps_status cusparse_setup(sps_spmv_plan *plan)
                              "cuSPARSE int64 column indices"));
     for (int64_t k = 0; k < A->nnz; k++) ci64[k] = A->colind[k];
     SPS_CHECK(sps_spmv_to_device(ctx, (void **)&ci64, &d->index_copy,
-                                 (size_t)A->nnz * sizeof(int64_t), "cuSPARSE int64 column indices"));
+                                 (size_t)A->nnz * sizeof(int64_t),
+                                 "cuSPARSE int64 column indices"));
     rowptr = A->d_rowptr;
     colind = d->index_copy;
     itype = CUSPARSE_INDEX_64I;
@@ -96,7 +97,8 @@ static sps_status cusparse_apply(sps_spmv_plan *plan, double alpha, const double
   const sps_matrix *A = plan->A;
   if (A->nrows == 0) return SPS_SUCCESS;
   if (A->nnz == 0)
-    return beta == 0.0 ? ctx->be->fill(ctx, A->nrows, 0.0, y) : ctx->be->scal(ctx, A->nrows, beta, y);
+    return beta == 0.0 ? ctx->be->fill(ctx, A->nrows, 0.0, y)
+                       : ctx->be->scal(ctx, A->nrows, beta, y);
   struct sps_cuda_state *cs = sps_cuda(ctx);
   SPS_CUSPARSE(ctx, cusparseDnVecSetValues(d->vx, (void *)x));
   SPS_CUSPARSE(ctx, cusparseDnVecSetValues(d->vy, y));

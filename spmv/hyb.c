@@ -6,7 +6,10 @@
 #include "cuda/launchers.h"
 #endif
 
-/* Bytes per ELL slot (value + column) and per COO entry (value, column, row, and its share of the atomic update of y). */
+/*
+ * Bytes per ELL slot (value + column) and per COO entry (value, column, row, and its share of
+ * the atomic update of y).
+ */
 #define SPS_HYB_ELL_SLOT_BYTES 12
 #define SPS_HYB_COO_ENTRY_BYTES 24
 

@@ -1,6 +1,8 @@
-# tests/kernels.mk: the SpMV kernel tests: spmv_<variant> checks the variant's CPU reference against a plain CSR loop
-# (always runs); spmv_<variant>_gpu, the same source built with SPS_TEST_GPU, checks the GPU kernel against the
-# CPU reference and exits 77 without a GPU. spmv_large runs every variant on the two large shared matrices.
+# tests/kernels.mk: the SpMV kernel tests.
+# spmv_<variant> checks the variant's CPU reference against a plain CSR loop (always runs);
+# spmv_<variant>_gpu, the same source built with SPS_TEST_GPU, checks the GPU kernel against
+# the CPU reference and exits 77 without a GPU. spmv_large runs every variant on the two large
+# shared matrices, reading each once.
 SPS_SPMV_TESTS =
 SPS_SPMV_TESTS += %reldir%/kernels/spmv_csr_scalar %reldir%/kernels/spmv_csr_scalar_gpu
 SPS_SPMV_TESTS += %reldir%/kernels/spmv_csr_vector %reldir%/kernels/spmv_csr_vector_gpu

@@ -28,7 +28,10 @@ void sps_ref_csr_vector(int64_t nrows, const int64_t *rowptr, const int32_t *col
 void sps_ref_ell(int64_t nrows, int64_t ld, int64_t width, const int32_t *colind,
                  const double *values, double alpha, const double *x, double beta, double *y);
 
-/* Triplets in row order, one after another (deterministic): y <- beta*y, then y_r += alpha*a*x_c. */
+/*
+ * Triplets in row order, one after another (deterministic): y <- beta*y (skipped when
+ * beta = 1), then y_r += alpha*a*x_c.
+ */
 void sps_ref_coo(int64_t nrows, int64_t nnz, const int32_t *rowind, const int32_t *colind,
                  const double *values, double alpha, const double *x, double beta, double *y);
 

@@ -348,7 +348,9 @@ static inline void spmv_check_matrix(sps_context *cpu, sps_context *gpu, const s
     int64_t row;
     int64_t bad = spmv_compare(A, alpha, x, beta, y0, y, yref, &worst, &row);
     if (bad)
-      sps_ok(0, "%s%s tpr %d on %s, alpha %g beta %g: %lld rows off, worst row %lld: y %.17g ref %.17g (%.3g x tol)",
+      sps_ok(0,
+             "%s%s tpr %d on %s, alpha %g beta %g: %lld rows off, worst row %lld: y %.17g ref "
+             "%.17g (%.3g x tol)",
              kname, gpu ? " (GPU)" : "", tpr, name, alpha, beta, (long long)bad, (long long)row,
              y[row], yref[row], worst);
     else
@@ -363,7 +365,7 @@ static inline void spmv_check_matrix(sps_context *cpu, sps_context *gpu, const s
   sps_matrix_destroy(&Ag);
 }
 
-/* Largest stored-entry count of a shared matrix checked by the per-variant programs (the two big ones have their own program). */
+/* Most stored entries of a shared matrix checked by the per-variant programs (the two big ones go to spmv_large). */
 #define SPS_SPMV_SMALL_NNZ 1000000
 
 /*

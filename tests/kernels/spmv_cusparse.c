@@ -3,7 +3,8 @@
  * Every matrix of spmv_check.h's list (synthetic edge cases, bundled and shared matrices),
  * (alpha, beta) = (1, 0) with NaN in y and (2.5, -0.75), per-row tolerance
  * 2*(len_i + 2)*eps*(|alpha| sum_j |a_ij x_j| + |beta y_i|); apply before setup.
- * Also: on the CPU, that the variant is refused (it has no CPU reference); on the GPU, against csr-scalar on the CPU.
+ * Also: on the CPU, that the variant is refused (it has no CPU reference); on the GPU, it is
+ * compared with csr-scalar on the CPU.
  */
 #include "spmv_check.h"
 
