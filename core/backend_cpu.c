@@ -118,13 +118,73 @@ static sps_status cpu_gemv_n(sps_context *ctx, int64_t n, int k, double alpha, c
                              int64_t ldv, const double *h, double *y)
 {
   (void)ctx;
-#pragma omp parallel for schedule(static) if (n * k > SPS_OMP_MIN)
+#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
   for (int64_t i = 0; i < n; i++) {
     double s = 0.0;
     for (int j = 0; j < k; j++) s += V[i + (int64_t)j * ldv] * h[j];
     y[i] += alpha * s;
   }
   return SPS_SUCCESS;
+}
+
+/* S->pq <- p.q; alpha <- rz/pq, or a stop: pq <= 0 (indefinite) or not finite. */
+static sps_status cpu_cg_alpha(sps_context *ctx, int64_t n, const double *p, const double *q,
+                               sps_cg_state *S)
+{
+  if (S->status != SPS_CG_RUNNING) return SPS_SUCCESS;
+  double pq;
+  cpu_dot(ctx, n, p, q, &pq);
+  S->pq = pq;
+  if (!isfinite(pq)) S->status = SPS_CG_NAN;
+  else if (pq <= 0.0) S->status = SPS_CG_INDEFINITE_MATRIX;
+  else S->alpha = S->rz / pq;
+  return SPS_SUCCESS;
+}
+
+/* x += alpha p; r -= alpha q; z <- dinv .* r; rz, rr, beta, the count and the stopping test. */
+static sps_status cpu_cg_update(sps_context *ctx, int64_t n, const double *p, const double *q,
+                                const double *dinv, double *x, double *r, double *z,
+                                sps_cg_state *S)
+{
+  (void)ctx;
+  if (S->status != SPS_CG_RUNNING) return SPS_SUCCESS;
+  const double alpha = S->alpha;
+  double rr = 0.0, rz = 0.0;
+#pragma omp parallel for schedule(static) reduction(+ : rr, rz) if (n > SPS_OMP_MIN)
+  for (int64_t i = 0; i < n; i++) {
+    x[i] += alpha * p[i];
+    double ri = r[i] - alpha * q[i];
+    r[i] = ri;
+    rr += ri * ri;
+    if (dinv) {
+      z[i] = dinv[i] * ri;
+      rz += ri * z[i];
+    }
+  }
+  if (!dinv) rz = rr;
+  int it = ++S->it;
+  S->rr = rr;
+  if (S->history) S->history[it] = sqrt(rr);
+  if (!isfinite(rr) || !isfinite(rz)) {
+    S->status = SPS_CG_NAN;
+  } else if (rr <= S->tol2) {
+    S->status = SPS_CG_CONVERGED;
+  } else if (rz < 0.0) {
+    S->status = SPS_CG_INDEFINITE_PRECOND;
+  } else {
+    S->beta = rz / S->rz;
+    S->rz = rz;
+    if (it >= S->maxit) S->status = SPS_CG_MAX_ITERATIONS;
+  }
+  return SPS_SUCCESS;
+}
+
+/* p <- z + beta p */
+static sps_status cpu_cg_direction(sps_context *ctx, int64_t n, const double *z, double *p,
+                                   const sps_cg_state *S)
+{
+  if (S->status != SPS_CG_RUNNING) return SPS_SUCCESS;
+  return cpu_axpby(ctx, n, 1.0, z, S->beta, p);
 }
 
 const sps_backend sps_backend_cpu = {
@@ -145,4 +205,7 @@ const sps_backend sps_backend_cpu = {
     .nrm2 = cpu_nrm2,
     .gemv_t = cpu_gemv_t,
     .gemv_n = cpu_gemv_n,
+    .cg_alpha = cpu_cg_alpha,
+    .cg_update = cpu_cg_update,
+    .cg_direction = cpu_cg_direction,
 };

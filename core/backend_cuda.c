@@ -32,6 +32,12 @@ sps_status sps_cuda_state_create(sps_context *ctx, int device)
   SPS_CUSPARSE(ctx, cusparseSetStream(cs->cusparse, cs->stream));
   SPS_CUDA(ctx, cudaMalloc((void **)&cs->scratch, SPS_CUDA_SCRATCH * sizeof(double)));
   SPS_CUDA(ctx, cudaMallocHost((void **)&cs->host_pinned, SPS_CUDA_SCRATCH * sizeof(double)));
+  /* Four blocks of 256 threads per SM keep the fused reductions at full bandwidth. */
+  cs->reduce_blocks = (unsigned)(4 * cs->sm_count);
+  if (cs->reduce_blocks < 1) cs->reduce_blocks = 1;
+  SPS_CUDA(ctx, cudaMalloc((void **)&cs->partials, 2 * (size_t)cs->reduce_blocks * sizeof(double)));
+  SPS_CUDA(ctx, cudaMalloc((void **)&cs->ticket, sizeof(unsigned)));
+  SPS_CUDA(ctx, cudaMemset(cs->ticket, 0, sizeof(unsigned)));
   return SPS_SUCCESS;
 }
 
@@ -42,6 +48,8 @@ void sps_cuda_state_destroy(sps_context *ctx)
   if (cs->stream) cudaStreamSynchronize(cs->stream);
   if (cs->scratch) cudaFree(cs->scratch);
   if (cs->host_pinned) cudaFreeHost(cs->host_pinned);
+  if (cs->partials) cudaFree(cs->partials);
+  if (cs->ticket) cudaFree(cs->ticket);
   if (cs->cusparse) cusparseDestroy(cs->cusparse);
   if (cs->cublas) cublasDestroy(cs->cublas);
   if (cs->stream) cudaStreamDestroy(cs->stream);
@@ -209,6 +217,66 @@ static sps_status cu_gemv_n(sps_context *ctx, int64_t n, int k, double alpha, co
   return SPS_SUCCESS;
 }
 
+static sps_status cu_cg_alpha(sps_context *ctx, int64_t n, const double *p, const double *q,
+                              sps_cg_state *S)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_cg_alpha(cs->stream, cs->reduce_blocks, n, p, q, S, cs->partials,
+                                         cs->ticket));
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_cg_update(sps_context *ctx, int64_t n, const double *p, const double *q,
+                               const double *dinv, double *x, double *r, double *z,
+                               sps_cg_state *S)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_cg_update(cs->stream, cs->reduce_blocks, n, p, q, dinv, x, r, z, S,
+                                          cs->partials, cs->ticket));
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_cg_direction(sps_context *ctx, int64_t n, const double *z, double *p,
+                                  const sps_cg_state *S)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_cg_direction(cs->stream, cs->reduce_blocks, n, z, p, S));
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_graph_begin(sps_context *ctx)
+{
+  SPS_CUDA(ctx, cudaStreamBeginCapture(sps_cuda(ctx)->stream, cudaStreamCaptureModeThreadLocal));
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_graph_end(sps_context *ctx, void **graph)
+{
+  cudaGraph_t g = NULL;
+  cudaGraphExec_t exec = NULL;
+  *graph = NULL;
+  SPS_CUDA(ctx, cudaStreamEndCapture(sps_cuda(ctx)->stream, &g));
+  cudaError_t e = cudaGraphInstantiate(&exec, g, 0);
+  cudaGraphDestroy(g);
+  if (e != cudaSuccess)
+    SPS_FAIL(ctx, e == cudaErrorMemoryAllocation ? SPS_ERR_DEVICE_MEMORY : SPS_ERR_CUDA,
+             "cudaGraphInstantiate: %s", cudaGetErrorString(e));
+  *graph = exec;
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_graph_launch(sps_context *ctx, void *graph)
+{
+  SPS_CUDA(ctx, cudaGraphLaunch((cudaGraphExec_t)graph, sps_cuda(ctx)->stream));
+  return SPS_SUCCESS;
+}
+
+static void cu_graph_destroy(sps_context *ctx, void *graph)
+{
+  (void)ctx;
+  if (graph) cudaGraphExecDestroy((cudaGraphExec_t)graph);
+}
+
 const sps_backend sps_backend_cuda = {
     .name = "cuda",
     .malloc = cu_malloc,
@@ -227,4 +295,11 @@ const sps_backend sps_backend_cuda = {
     .nrm2 = cu_nrm2,
     .gemv_t = cu_gemv_t,
     .gemv_n = cu_gemv_n,
+    .cg_alpha = cu_cg_alpha,
+    .cg_update = cu_cg_update,
+    .cg_direction = cu_cg_direction,
+    .graph_begin = cu_graph_begin,
+    .graph_end = cu_graph_end,
+    .graph_launch = cu_graph_launch,
+    .graph_destroy = cu_graph_destroy,
 };

@@ -21,6 +21,10 @@ struct sps_cuda_state {
   char name[256];
   double *scratch;     /* SPS_CUDA_SCRATCH doubles */
   double *host_pinned; /* SPS_CUDA_SCRATCH doubles of pinned host memory */
+  /* Block partials and the last-block ticket of the fused reductions (core/cuda/cg_steps.cu). */
+  unsigned reduce_blocks; /* grid limit of those kernels: partials hold 2 per block */
+  double *partials;
+  unsigned *ticket;
 };
 
 static inline struct sps_cuda_state *sps_cuda(const sps_context *ctx)
@@ -69,6 +73,16 @@ cudaError_t sps_cuda_axpby_launch(cudaStream_t s, int64_t n, double a, const dou
                                   double *y);
 cudaError_t sps_cuda_pointwise_mult_launch(cudaStream_t s, int64_t n, const double *w,
                                            const double *x, double *y);
+
+/* Launchers of core/cuda/cg_steps.cu (fused CG steps, scalars on the device). */
+cudaError_t sps_cuda_cg_alpha(cudaStream_t s, unsigned max_blocks, int64_t n, const double *p,
+                              const double *q, sps_cg_state *S, double *partials,
+                              unsigned *ticket);
+cudaError_t sps_cuda_cg_update(cudaStream_t s, unsigned max_blocks, int64_t n, const double *p,
+                               const double *q, const double *dinv, double *x, double *r,
+                               double *z, sps_cg_state *S, double *partials, unsigned *ticket);
+cudaError_t sps_cuda_cg_direction(cudaStream_t s, unsigned max_blocks, int64_t n, const double *z,
+                                  double *p, const sps_cg_state *S);
 
 /* core/cuda/device_query.cu: count devices, name device 0, and run a probe kernel on it. */
 int sps_cuda_device_query_impl(int *count, char *name, size_t len);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "spsolve.h"
+#include "krylov_state.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -95,6 +96,29 @@ typedef struct sps_backend {
                        const double *x, double *h);                /* h[0:k] <- V^T x (h on host) */
   sps_status (*gemv_n)(sps_context *ctx, int64_t n, int k, double alpha, const double *V,
                        int64_t ldv, const double *h, double *y);   /* y <- y + alpha*V h (h on host) */
+  /*
+   * Device-driven CG steps (core/krylov_state.h): the scalars stay in S, in the context's
+   * memory, and each step returns at once when S->status is not RUNNING, so a batch of
+   * iterations can be issued without reading anything back. Optional.
+   *   cg_alpha      S->pq <- p.q, S->alpha <- S->rz / S->pq, with the indefiniteness test
+   *   cg_update     x += alpha p, r -= alpha q, z <- dinv .* r (z = r when dinv is NULL),
+   *                 S->rz, S->rr, S->beta, S->it, the history and the stopping test
+   *   cg_direction  p <- z + S->beta p
+   */
+  sps_status (*cg_alpha)(sps_context *ctx, int64_t n, const double *p, const double *q,
+                         sps_cg_state *S);
+  sps_status (*cg_update)(sps_context *ctx, int64_t n, const double *p, const double *q,
+                          const double *dinv, double *x, double *r, double *z, sps_cg_state *S);
+  sps_status (*cg_direction)(sps_context *ctx, int64_t n, const double *z, double *p,
+                             const sps_cg_state *S);
+  /*
+   * Graphs: record the backend work issued between graph_begin and graph_end (no host
+   * synchronisation in between) and replay it with graph_launch. Optional.
+   */
+  sps_status (*graph_begin)(sps_context *ctx);
+  sps_status (*graph_end)(sps_context *ctx, void **graph);
+  sps_status (*graph_launch)(sps_context *ctx, void *graph);
+  void (*graph_destroy)(sps_context *ctx, void *graph);
 } sps_backend;
 
 extern const sps_backend sps_backend_cpu;

@@ -1,6 +1,7 @@
 # core/local.mk: context, errors, memory, vectors, matrices and Matrix Market I/O.
 libspsolve_la_SOURCES += \
 	%reldir%/internal.h \
+	%reldir%/krylov_state.h \
 	%reldir%/error.c \
 	%reldir%/memory.c \
 	%reldir%/context.c \
@@ -20,6 +21,7 @@ libspsolve_la_SOURCES += \
 	%reldir%/cuda_state.h \
 	%reldir%/backend_cuda.c \
 	%reldir%/cuda/device_query.cu \
-	%reldir%/cuda/vector_kernels.cu
+	%reldir%/cuda/vector_kernels.cu \
+	%reldir%/cuda/cg_steps.cu
 endif
 EXTRA_DIST += %reldir%/cuda_state.h

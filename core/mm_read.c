@@ -91,7 +91,7 @@ static sps_status read_entries(sps_mm_reader *r, const sps_mm_header *h, unsigne
       if (r->cur == r->end) break;
     }
     const char *p = r->cur, *end = r->end;
-    int64_t line = r->line;
+    int64_t line = r->line + 1;
     while (p < end) {
       sps_mm_entry e;
       int blank;
@@ -134,7 +134,7 @@ static sps_status read_entries(sps_mm_reader *r, const sps_mm_header *h, unsigne
       line++;
     }
     r->cur = r->end;
-    r->line = line;
+    r->line = line - 1;
   }
   c->n = k;
   if (k < declared)
@@ -284,7 +284,7 @@ sps_status sps_vector_read_mm(sps_context *ctx, sps_vector **v, const char *path
       if (r.cur == r.end) break;
     }
     const char *p = r.cur;
-    int64_t line = r.line;
+    int64_t line = r.line + 1;
     while (p < r.end) {
       sps_mm_entry e;
       int blank;
@@ -312,7 +312,7 @@ sps_status sps_vector_read_mm(sps_context *ctx, sps_vector **v, const char *path
       line++;
     }
     r.cur = r.end;
-    r.line = line;
+    r.line = line - 1;
   }
   if (k < h.nnz)
     SPS_TRY(sps_mm_error(&r, SPS_ERR_IO, r.line + 1,

@@ -346,6 +346,10 @@ const char *sps_mm_parse_line(sps_mm_reader *r, const sps_mm_header *h, const ch
   }
   if (h->format == SPS_MM_COORDINATE) {
     t = parse_int(q, &e->i, &big);
+    if (t && *t == '\n') {
+      sps_mm_error(r, SPS_ERR_IO, line, "missing column index");
+      return NULL;
+    }
     if (!t || !is_blank(*t)) {
       sps_mm_error(r, SPS_ERR_IO, line, "bad row index '%.*s'", token_len(q), q);
       return NULL;

@@ -23,7 +23,7 @@ struct sps_mm_pipe;
 /*
  * A reader hands out the file as blocks of whole lines: [cur, end) where end[-1] is '\n'
  * (a final line without one gets it appended) and *end is '\0', so parsers scan without
- * bounds checks. `line` is the 1-based number of the line that starts at cur. With two
+ * bounds checks. `line` counts the lines consumed, so the one at cur is line + 1. With two
  * OpenMP threads available, a second thread decompresses the next block while the
  * caller parses this one.
  */

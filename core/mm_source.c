@@ -90,15 +90,20 @@ static sps_status read_raw(sps_mm_reader *r, char *dst, size_t n, size_t *got)
   int k = gzread(pp->gz, dst, (unsigned)n);
   int zerr = Z_OK;
   const char *zmsg = gzerror(pp->gz, &zerr);
-  if (k < 0 || (zerr != Z_OK && zerr != Z_STREAM_END))
-    return sps_mm_error(r, SPS_ERR_IO, r->line,
-                        "read error after this line: %s",
-                        zerr == Z_ERRNO ? strerror(errno) : zmsg);
+  if (k < 0 || (zerr != Z_OK && zerr != Z_STREAM_END)) {
+    /* zlib prefixes its message with the path. */
+    size_t pl = strlen(r->path);
+    if (zerr != Z_ERRNO && strncmp(zmsg, r->path, pl) == 0 && zmsg[pl] == ':') zmsg += pl + 1;
+    while (*zmsg == ' ') zmsg++;
+    SPS_FAIL(r->ctx, SPS_ERR_IO, "%s: read error after line %lld: %s", r->path,
+             (long long)r->line, zerr == Z_ERRNO ? strerror(errno) : zmsg);
+  }
   *got = (size_t)k;
 #else
   *got = fread(dst, 1, n, pp->fp);
   if (*got < n && ferror(pp->fp))
-    return sps_mm_error(r, SPS_ERR_IO, r->line, "read error after this line: %s", strerror(errno));
+    SPS_FAIL(r->ctx, SPS_ERR_IO, "%s: read error after line %lld: %s", r->path, (long long)r->line,
+             strerror(errno));
 #endif
   return SPS_SUCCESS;
 }
@@ -120,7 +125,7 @@ sps_status sps_mm_refill(sps_mm_reader *r)
       /* One line longer than the buffer: grow it. */
       char *nb = realloc(pp->buf, 2 * pp->cap + 1);
       if (!nb)
-        return sps_mm_error(r, SPS_ERR_HOST_MEMORY, r->line, "cannot allocate a line buffer of %zu bytes",
+        return sps_mm_error(r, SPS_ERR_HOST_MEMORY, r->line + 1, "cannot allocate a line buffer of %zu bytes",
                             2 * pp->cap + 1);
       pp->buf = nb;
       pp->cap *= 2;

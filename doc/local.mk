@@ -1,1 +1,2 @@
-# doc/local.mk: (filled in as the folder grows)
+# doc/local.mk: the manual page of the spsolve command, installed and distributed.
+dist_man_MANS = %reldir%/spsolve.1

@@ -1,1 +1,5 @@
-# precond/local.mk: (filled in as the folder grows)
+# precond/local.mk: the preconditioner interface, its registry and the preconditioners.
+libspsolve_la_SOURCES += \
+	%reldir%/precond.h \
+	%reldir%/precond.c \
+	%reldir%/jacobi.c

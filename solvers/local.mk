@@ -1,1 +1,7 @@
-# solvers/local.mk: (filled in as the folder grows)
+# solvers/local.mk: the public solver API, the method registry and the Krylov methods.
+libspsolve_la_SOURCES += \
+	%reldir%/solver_internal.h \
+	%reldir%/solver.c \
+	%reldir%/cg.c \
+	%reldir%/gmres.c \
+	%reldir%/bicgstab.c

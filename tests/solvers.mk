@@ -1,1 +1,12 @@
-# tests/solvers.mk: (filled in as the tests grow)
+# tests/solvers.mk: unit tests of the vector ops and the Krylov solvers, and the solver regressions on the real matrices.
+check_PROGRAMS += tests/unit/vector_ops tests/unit/solvers
+TESTS += tests/unit/vector_ops tests/unit/solvers
+tests_unit_vector_ops_SOURCES = %reldir%/unit/vector_ops.c
+tests_unit_vector_ops_LDADD = $(TEST_LDADD)
+tests_unit_solvers_SOURCES = %reldir%/unit/solvers.c
+tests_unit_solvers_LDADD = $(TEST_LDADD)
+check_PROGRAMS += tests/regress/solvers
+TESTS += tests/regress/solvers %reldir%/regress/regress-cuda.sh
+tests_regress_solvers_SOURCES = %reldir%/regress/solvers.c
+tests_regress_solvers_LDADD = $(TEST_LDADD)
+EXTRA_DIST += %reldir%/regress/regress-cuda.sh

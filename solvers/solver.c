@@ -1,0 +1,411 @@
+/* solver.c: the public sps_solver API and the Krylov method registry. */
+#include <math.h>
+#include <string.h>
+
+#include "solver_internal.h"
+
+/* The registry: one entry per sps_solver_type, in enum order. */
+static const sps_solver_method *const registry[SPS_SOLVER_TYPE_COUNT] = {
+    [SPS_SOLVER_CG] = &sps_solver_method_cg,
+    [SPS_SOLVER_GMRES] = &sps_solver_method_gmres,
+    [SPS_SOLVER_BICGSTAB] = &sps_solver_method_bicgstab,
+};
+
+const char *sps_solver_type_name(sps_solver_type type)
+{
+  if ((int)type < 0 || type >= SPS_SOLVER_TYPE_COUNT) return NULL;
+  return registry[type]->name;
+}
+
+sps_status sps_solver_type_from_name(const char *name, sps_solver_type *type)
+{
+  if (!name || !type) return SPS_ERR_ARGUMENT;
+  for (int t = 0; t < SPS_SOLVER_TYPE_COUNT; t++)
+    if (strcmp(name, registry[t]->name) == 0) {
+      *type = (sps_solver_type)t;
+      return SPS_SUCCESS;
+    }
+  return SPS_ERR_ARGUMENT;
+}
+
+const sps_solver_fused *sps_solver_fused_for(const sps_context *ctx)
+{
+  (void)ctx;
+  return NULL;
+}
+
+/* Helpers shared by the methods. */
+
+int sps_solver_bad(double v)
+{
+  return !isfinite(v);
+}
+
+sps_reason sps_solver_test(const sps_solver *s, double rnorm)
+{
+  if (!(rnorm <= s->tol)) return SPS_REASON_NONE;
+  if (s->rtol > 0.0 && rnorm <= s->rtol * s->bnorm) return SPS_CONVERGED_RTOL;
+  return SPS_CONVERGED_ATOL;
+}
+
+void sps_solver_record(sps_solver *s, int it, double rnorm)
+{
+  if (s->history_on && it < s->history_cap) {
+    s->history[it] = rnorm;
+    s->history_count = it + 1;
+  }
+  if (s->monitor && s->monitor_every > 0 && it % s->monitor_every == 0)
+    s->monitor(s->monitor_user, it, rnorm);
+}
+
+sps_status sps_solver_residual(sps_solver *s, const double *b, const double *x, double *r,
+                               double *norm)
+{
+  sps_context *ctx = s->ctx;
+  /* r <- b - A*x */
+  SPS_CHECK(ctx->be->copy(ctx, s->n, b, r));
+  SPS_CHECK(sps_spmv_apply_raw(s->plan, -1.0, x, 1.0, r));
+  return ctx->be->nrm2(ctx, s->n, r, norm);
+}
+
+sps_status sps_solver_confirm(sps_solver *s, const double *b, const double *x, double *r,
+                              double *norm, sps_reason *reason)
+{
+  SPS_CHECK(sps_solver_residual(s, b, x, r, norm));
+  *reason = sps_solver_bad(*norm) ? SPS_DIVERGED_NAN : sps_solver_test(s, *norm);
+  return SPS_SUCCESS;
+}
+
+sps_status sps_solver_vec_alloc(sps_solver *s, double **v, const char *what)
+{
+  return s->ctx->be->malloc(s->ctx, (void **)v, (size_t)s->n * sizeof(double), what);
+}
+
+void sps_solver_vec_free(sps_solver *s, double **v)
+{
+  if (*v) s->ctx->be->free(s->ctx, *v);
+  *v = NULL;
+}
+
+/* Creation and settings. */
+
+sps_status sps_solver_create(sps_context *ctx, sps_solver **out, sps_solver_type type)
+{
+  if (!ctx) return SPS_ERR_ARGUMENT;
+  SPS_CHECK_ARG(ctx, out, "solver");
+  *out = NULL;
+  if ((int)type < 0 || type >= SPS_SOLVER_TYPE_COUNT)
+    SPS_FAIL(ctx, SPS_ERR_ARGUMENT, "sps_solver_create: unknown solver type %d", (int)type);
+  sps_solver *s;
+  SPS_CHECK(sps_host_calloc(ctx, (void **)&s, 1, sizeof *s, "solver"));
+  s->ctx = ctx;
+  s->method = registry[type];
+  s->rtol = 1e-8;
+  s->atol = 0.0;
+  s->maxit = 10000;
+  s->restart = 30;
+  s->orthog = SPS_ORTHOG_CGS2;
+  s->precond_type = SPS_PRECOND_NONE;
+  s->spmv_kind = SPS_SPMV_AUTO;
+  s->spmv_threads_per_row = 0;
+  s->reason = SPS_REASON_NONE;
+  *out = s;
+  return SPS_SUCCESS;
+}
+
+sps_status sps_solver_create_by_name(sps_context *ctx, sps_solver **out, const char *name)
+{
+  if (!ctx) return SPS_ERR_ARGUMENT;
+  SPS_CHECK_ARG(ctx, out, "solver");
+  *out = NULL;
+  SPS_CHECK_ARG(ctx, name, "name");
+  sps_solver_type type;
+  if (sps_solver_type_from_name(name, &type) != SPS_SUCCESS)
+    SPS_FAIL(ctx, SPS_ERR_ARGUMENT,
+             "unknown solver '%s' (expected \"cg\", \"gmres\" or \"bicgstab\")", name);
+  return sps_solver_create(ctx, out, type);
+}
+
+/* (Re)allocate the history buffer for maxit + 1 entries (when history is on). */
+static sps_status history_alloc(sps_solver *s)
+{
+  sps_host_free(s->history);
+  s->history = NULL;
+  s->history_cap = 0;
+  s->history_count = 0;
+  if (!s->history_on) return SPS_SUCCESS;
+  SPS_CHECK(sps_host_alloc(s->ctx, (void **)&s->history, (size_t)s->maxit + 1, sizeof(double),
+                           "residual history"));
+  s->history_cap = s->maxit + 1;
+  return SPS_SUCCESS;
+}
+
+/* (Re)build the method's work space. */
+static sps_status work_alloc(sps_solver *s)
+{
+  if (s->method->destroy) s->method->destroy(s);
+  s->work = NULL;
+  s->work_restart = s->restart;
+  return s->method->setup(s);
+}
+
+sps_status sps_solver_set_tolerances(sps_solver *s, double rtol, double atol)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  if (!(rtol >= 0.0) || !(atol >= 0.0) || !isfinite(rtol) || !isfinite(atol) ||
+      (rtol == 0.0 && atol == 0.0))
+    SPS_FAIL(s->ctx, SPS_ERR_ARGUMENT,
+             "tolerances must be finite, >= 0 and not both 0 (rtol %g, atol %g)", rtol, atol);
+  s->rtol = rtol;
+  s->atol = atol;
+  return SPS_SUCCESS;
+}
+
+/* The history buffer is sized by maxit, so a change after setup resizes it here, not in solve. */
+sps_status sps_solver_set_max_iterations(sps_solver *s, int maxit)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  if (maxit < 1 || maxit == INT32_MAX)
+    SPS_FAIL(s->ctx, SPS_ERR_ARGUMENT, "maximum iterations must be in [1, %d), not %d", INT32_MAX,
+             maxit);
+  s->maxit = maxit;
+  if (s->is_setup) {
+    sps_status st = history_alloc(s);
+    if (st) s->is_setup = 0;
+    return st;
+  }
+  return SPS_SUCCESS;
+}
+
+/* The GMRES basis is sized by the restart, so a change after setup rebuilds it here. */
+sps_status sps_solver_set_restart(sps_solver *s, int restart)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  if (restart < 1) SPS_FAIL(s->ctx, SPS_ERR_ARGUMENT, "restart must be >= 1, not %d", restart);
+  s->restart = restart;
+  if (s->is_setup && s->work_restart != restart) {
+    sps_status st = work_alloc(s);
+    if (st) s->is_setup = 0;
+    return st;
+  }
+  return SPS_SUCCESS;
+}
+
+sps_status sps_solver_set_orthogonalization(sps_solver *s, sps_orthog orthog)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  if (orthog != SPS_ORTHOG_MGS && orthog != SPS_ORTHOG_CGS2)
+    SPS_FAIL(s->ctx, SPS_ERR_ARGUMENT, "unknown orthogonalisation %d", (int)orthog);
+  s->orthog = orthog;
+  return SPS_SUCCESS;
+}
+
+sps_status sps_solver_set_precond(sps_solver *s, sps_precond_type precond)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  if ((int)precond < 0 || precond >= SPS_PRECOND_TYPE_COUNT)
+    SPS_FAIL(s->ctx, SPS_ERR_ARGUMENT, "unknown preconditioner type %d", (int)precond);
+  s->precond_type = precond;
+  return SPS_SUCCESS;
+}
+
+sps_status sps_solver_set_spmv(sps_solver *s, sps_spmv_kind kind, int threads_per_row)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  if ((int)kind < 0 || kind >= SPS_SPMV_KIND_COUNT)
+    SPS_FAIL(s->ctx, SPS_ERR_ARGUMENT, "unknown SpMV kind %d", (int)kind);
+  if (threads_per_row != 0 && threads_per_row != 1 && threads_per_row != 2 &&
+      threads_per_row != 4 && threads_per_row != 8 && threads_per_row != 16 &&
+      threads_per_row != 32)
+    SPS_FAIL(s->ctx, SPS_ERR_ARGUMENT,
+             "threads per row must be 0 (choose), 1, 2, 4, 8, 16 or 32, not %d", threads_per_row);
+  s->spmv_kind = kind;
+  s->spmv_threads_per_row = threads_per_row;
+  return SPS_SUCCESS;
+}
+
+sps_status sps_solver_set_history(sps_solver *s, int enable)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  s->history_on = enable != 0;
+  if (s->is_setup) {
+    sps_status st = history_alloc(s);
+    if (st) s->is_setup = 0;
+    return st;
+  }
+  return SPS_SUCCESS;
+}
+
+sps_status sps_solver_set_monitor(sps_solver *s, sps_monitor_fn fn, void *user, int every)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  if (every < 0) SPS_FAIL(s->ctx, SPS_ERR_ARGUMENT, "monitor interval must be >= 0, not %d", every);
+  s->monitor = every > 0 ? fn : NULL;
+  s->monitor_user = user;
+  s->monitor_every = fn ? every : 0;
+  return SPS_SUCCESS;
+}
+
+/* Setup: everything the solve needs, allocated once. */
+
+static void solver_release(sps_solver *s)
+{
+  if (s->method->destroy) s->method->destroy(s);
+  s->work = NULL;
+  sps_solver_vec_free(s, &s->r);
+  sps_precond_destroy(&s->pc);
+  sps_spmv_plan_destroy(&s->plan);
+  sps_host_free(s->history);
+  s->history = NULL;
+  s->history_cap = 0;
+  s->history_count = 0;
+  s->is_setup = 0;
+  s->A = NULL;
+  s->n = 0;
+}
+
+sps_status sps_solver_setup(sps_solver *s, const sps_matrix *A)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  sps_context *ctx = s->ctx;
+  SPS_CHECK_ARG(ctx, A, "A");
+  if (A->ctx != ctx)
+    SPS_FAIL(ctx, SPS_ERR_ARGUMENT, "sps_solver_setup: matrix belongs to another context");
+  if (A->nrows != A->ncols)
+    SPS_FAIL(ctx, SPS_ERR_SIZE, "sps_solver_setup: matrix is %lld x %lld, not square",
+             (long long)A->nrows, (long long)A->ncols);
+  sps_status st = SPS_SUCCESS;
+  double t0 = sps_wtime();
+  solver_release(s);
+  s->A = A;
+  s->n = A->nrows;
+  s->fused = sps_solver_fused_for(ctx);
+  SPS_TRY(sps_spmv_plan_create(ctx, &s->plan, A, s->spmv_kind));
+  SPS_TRY(sps_spmv_plan_set_threads_per_row(s->plan, s->spmv_threads_per_row));
+  SPS_TRY(sps_spmv_plan_setup(s->plan));
+  SPS_TRY(sps_precond_create(ctx, &s->pc, s->precond_type));
+  SPS_TRY(sps_precond_setup(s->pc, A));
+  SPS_TRY(sps_solver_vec_alloc(s, &s->r, "solver residual"));
+  SPS_TRY(work_alloc(s));
+  SPS_TRY(history_alloc(s));
+  SPS_TRY(ctx->be->synchronize(ctx));
+  s->is_setup = 1;
+  s->reason = SPS_REASON_NONE;
+  s->iterations = 0;
+  s->setup_seconds = sps_wtime() - t0;
+cleanup:
+  if (st) solver_release(s);
+  return st;
+}
+
+/*
+ * Solve: the checks and the work common to every method. ||b|| sets the tolerance
+ * tol = max(rtol*||b||, atol); b = 0 gives x = 0 at once; an initial guess whose true
+ * residual already meets tol takes 0 iterations; otherwise the method iterates from the
+ * residual in s->r. At the end the true residual b - Ax is recomputed for get_residual.
+ */
+sps_status sps_solver_solve(sps_solver *s, const sps_vector *b, sps_vector *x)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  sps_context *ctx = s->ctx;
+  SPS_CHECK_ARG(ctx, b, "b");
+  SPS_CHECK_ARG(ctx, x, "x");
+  if (!s->is_setup) SPS_FAIL(ctx, SPS_ERR_STATE, "sps_solver_solve: solver is not set up");
+  if (b->ctx != ctx || x->ctx != ctx)
+    SPS_FAIL(ctx, SPS_ERR_ARGUMENT, "sps_solver_solve: vectors belong to another context");
+  if (b->n != s->n || x->n != s->n)
+    SPS_FAIL(ctx, SPS_ERR_SIZE,
+             "sps_solver_solve: b has length %lld and x %lld, the matrix has order %lld",
+             (long long)b->n, (long long)x->n, (long long)s->n);
+  double t0 = sps_wtime();
+  s->reason = SPS_REASON_NONE;
+  s->iterations = 0;
+  s->history_count = 0;
+  s->res_abs = s->res_rel = 0.0;
+  SPS_CHECK(ctx->be->nrm2(ctx, s->n, b->data, &s->bnorm));
+  s->tol = fmax(s->rtol * s->bnorm, s->atol);
+  if (s->bnorm == 0.0) {
+    SPS_CHECK(ctx->be->fill(ctx, s->n, 0.0, x->data));
+    s->reason = SPS_CONVERGED_ZERO_RHS;
+    sps_solver_record(s, 0, 0.0);
+  } else {
+    double rnorm0;
+    SPS_CHECK(sps_solver_residual(s, b->data, x->data, s->r, &rnorm0));
+    sps_solver_record(s, 0, rnorm0);
+    if (sps_solver_bad(s->bnorm) || sps_solver_bad(rnorm0))
+      s->reason = SPS_DIVERGED_NAN;
+    else if ((s->reason = sps_solver_test(s, rnorm0)) == SPS_REASON_NONE) {
+      if (s->fused && s->fused->run[s->method->type])
+        SPS_CHECK(s->fused->run[s->method->type](s, b->data, x->data, rnorm0));
+      else
+        SPS_CHECK(s->method->solve(s, b->data, x->data, rnorm0));
+    }
+    SPS_CHECK(sps_solver_residual(s, b->data, x->data, s->r, &s->res_abs));
+    s->res_rel = s->res_abs / s->bnorm;
+  }
+  SPS_CHECK(ctx->be->synchronize(ctx));
+  s->solve_seconds = sps_wtime() - t0;
+  return SPS_SUCCESS;
+}
+
+/* Results. */
+
+sps_status sps_solver_get_reason(const sps_solver *s, sps_reason *reason)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  SPS_CHECK_ARG(s->ctx, reason, "reason");
+  *reason = s->reason;
+  return SPS_SUCCESS;
+}
+
+sps_status sps_solver_get_iterations(const sps_solver *s, int *iterations)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  SPS_CHECK_ARG(s->ctx, iterations, "iterations");
+  *iterations = s->iterations;
+  return SPS_SUCCESS;
+}
+
+sps_status sps_solver_get_residual(const sps_solver *s, double *abs, double *rel)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  if (abs) *abs = s->res_abs;
+  if (rel) *rel = s->res_rel;
+  return SPS_SUCCESS;
+}
+
+sps_status sps_solver_get_history(const sps_solver *s, const double **norms, int *count)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  SPS_CHECK_ARG(s->ctx, norms, "norms");
+  SPS_CHECK_ARG(s->ctx, count, "count");
+  *norms = s->history_on ? s->history : NULL;
+  *count = s->history_on ? s->history_count : 0;
+  return SPS_SUCCESS;
+}
+
+sps_status sps_solver_get_spmv(const sps_solver *s, sps_spmv_kind *kind, int *threads_per_row)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  if (s->is_setup) return sps_spmv_plan_get_kind(s->plan, kind, threads_per_row);
+  if (kind) *kind = s->spmv_kind;
+  if (threads_per_row) *threads_per_row = s->spmv_threads_per_row;
+  return SPS_SUCCESS;
+}
+
+sps_status sps_solver_get_times(const sps_solver *s, double *setup_seconds, double *solve_seconds)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  if (setup_seconds) *setup_seconds = s->setup_seconds;
+  if (solve_seconds) *solve_seconds = s->solve_seconds;
+  return SPS_SUCCESS;
+}
+
+sps_status sps_solver_destroy(sps_solver **s)
+{
+  if (!s || !*s) return SPS_SUCCESS;
+  solver_release(*s);
+  sps_host_free(*s);
+  *s = NULL;
+  return SPS_SUCCESS;
+}
