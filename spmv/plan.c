@@ -6,6 +6,15 @@
 /* The registry: one entry per kind, NULL where a variant is not built. */
 static const sps_spmv_variant *const registry[SPS_SPMV_KIND_COUNT] = {
     [SPS_SPMV_CSR_SCALAR] = &sps_spmv_variant_csr_scalar,
+    [SPS_SPMV_CSR_VECTOR] = &sps_spmv_variant_csr_vector,
+    [SPS_SPMV_ELL] = &sps_spmv_variant_ell,
+    [SPS_SPMV_COO] = &sps_spmv_variant_coo,
+    [SPS_SPMV_HYB] = &sps_spmv_variant_hyb,
+    [SPS_SPMV_MERGE] = &sps_spmv_variant_merge,
+    [SPS_SPMV_BLOCKWISE] = &sps_spmv_variant_blockwise,
+#ifdef SPS_HAVE_CUDA
+    [SPS_SPMV_CUSPARSE] = &sps_spmv_variant_cusparse,
+#endif
 };
 
 static const char *const kind_names[SPS_SPMV_KIND_COUNT] = {
@@ -58,13 +67,69 @@ int sps_spmv_kind_available(sps_spmv_kind kind, sps_device_kind device)
   return v->on_cpu;
 }
 
+void sps_spmv_row_stats_compute(const sps_matrix *A, sps_spmv_row_stats *stats)
+{
+  int64_t max_len = 0;
+  for (int64_t i = 0; i < A->nrows; i++) {
+    int64_t len = A->rowptr[i + 1] - A->rowptr[i];
+    if (len > max_len) max_len = len;
+  }
+  stats->max_len = max_len;
+  stats->mean = A->nrows > 0 ? (double)A->nnz / (double)A->nrows : 0.0;
+}
+
+sps_status sps_spmv_to_device(sps_context *ctx, void **host, void **dev, size_t bytes,
+                              const char *what)
+{
+  sps_status st = SPS_SUCCESS;
+  if (ctx->kind != SPS_DEVICE_CUDA) {
+    *dev = *host;
+    *host = NULL;
+    return SPS_SUCCESS;
+  }
+  *dev = NULL;
+  st = ctx->be->malloc(ctx, dev, bytes, what);
+  if (st == SPS_SUCCESS) st = ctx->be->upload(ctx, *dev, *host, bytes);
+  if (st != SPS_SUCCESS && *dev) {
+    ctx->be->free(ctx, *dev);
+    *dev = NULL;
+  }
+  sps_host_free(*host);
+  *host = NULL;
+  return st;
+}
+
+int sps_spmv_tpr_from_mean(double mean, int lo)
+{
+  /* Double t while the mean lies above the geometric midpoint t*sqrt(2) of t and 2t. */
+  int t = lo;
+  while (t < 32 && mean > 1.4142135623730951 * t) t *= 2;
+  return t;
+}
+
+/*
+ * The AUTO rule, from the row statistics (one pass over the row offsets):
+ *   CPU backend: csr-scalar (one row per loop iteration is what a CPU core does best).
+ *   CUDA, nnz = 0: csr-scalar (it only scales y).
+ *   CUDA, uneven rows (max > 16 * mean and max > 256): blockwise, whose long rows get whole
+ *     thread blocks and whose short-row blocks get their own threads per row.
+ *   CUDA otherwise: csr-vector with the threads per row of seed 000 (nearest power of two to
+ *     the mean row length, 2 to 32).
+ * merge is not chosen automatically yet: blockwise already splits very long rows over blocks.
+ */
 sps_spmv_kind sps_spmv_auto_choose(const sps_matrix *A, sps_device_kind device,
                                    int *threads_per_row)
 {
-  (void)A;
-  (void)device;
+  sps_spmv_row_stats rs;
   *threads_per_row = 1;
-  return SPS_SPMV_CSR_SCALAR;
+  if (device != SPS_DEVICE_CUDA || A->nnz == 0) return SPS_SPMV_CSR_SCALAR;
+  sps_spmv_row_stats_compute(A, &rs);
+  if ((double)rs.max_len > 16.0 * rs.mean && rs.max_len > 256) {
+    *threads_per_row = 0;
+    return SPS_SPMV_BLOCKWISE;
+  }
+  *threads_per_row = sps_spmv_tpr_from_mean(rs.mean, 2);
+  return SPS_SPMV_CSR_VECTOR;
 }
 
 sps_status sps_spmv_plan_create(sps_context *ctx, sps_spmv_plan **out, const sps_matrix *A,

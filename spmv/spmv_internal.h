@@ -47,8 +47,49 @@ sps_spmv_kind sps_spmv_auto_choose(const sps_matrix *A, sps_device_kind device,
 sps_status sps_spmv_apply_raw(sps_spmv_plan *plan, double alpha, const double *x, double beta,
                               double *y);
 
+/*
+ * Row statistics of a CSR matrix, computed once at setup by the variants and the AUTO rule:
+ * mean = nnz / nrows (0 when nrows = 0) and the longest row.
+ */
+typedef struct sps_spmv_row_stats {
+  double mean;
+  int64_t max_len;
+} sps_spmv_row_stats;
+void sps_spmv_row_stats_compute(const sps_matrix *A, sps_spmv_row_stats *stats);
+
+/*
+ * Seed 000's threads-per-row rule: the power of two nearest (in ratio) to the mean row
+ * length, clamped to [lo, 32]. lo is 2 for csr-vector and 1 for blockwise's short blocks.
+ */
+int sps_spmv_tpr_from_mean(double mean, int lo);
+
+/*
+ * Hand a host array built at setup (allocated with sps_host_alloc) to the plan's device: on
+ * the CPU the array itself is kept (*dev = *host); on CUDA it is copied into new device
+ * memory. *host is freed and set to NULL in every case; *dev is freed with ctx->be->free.
+ */
+sps_status sps_spmv_to_device(sps_context *ctx, void **host, void **dev, size_t bytes,
+                              const char *what);
+
+/*
+ * The ELL arrays of the first min(width, row length) entries of every row (ell, and the ELL
+ * part of hyb), on the host: entry k of row i at k*ld + i, ld = nrows rounded up to a
+ * multiple of 32, padding column -1 and value 0. Arrays from sps_host_alloc.
+ */
+sps_status sps_spmv_ell_build(sps_context *ctx, const sps_matrix *A, int64_t width, int64_t *ld,
+                              int32_t **colind, double **values);
+
 /* The variants (spmv/<name>.c). */
 extern const sps_spmv_variant sps_spmv_variant_csr_scalar;
+extern const sps_spmv_variant sps_spmv_variant_csr_vector;
+extern const sps_spmv_variant sps_spmv_variant_ell;
+extern const sps_spmv_variant sps_spmv_variant_coo;
+extern const sps_spmv_variant sps_spmv_variant_hyb;
+extern const sps_spmv_variant sps_spmv_variant_merge;
+extern const sps_spmv_variant sps_spmv_variant_blockwise;
+#ifdef SPS_HAVE_CUDA
+extern const sps_spmv_variant sps_spmv_variant_cusparse;
+#endif
 
 #ifdef __cplusplus
 }

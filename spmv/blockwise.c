@@ -1,0 +1,138 @@
+/* blockwise.c: the blockwise SpMV variant (seed 002): rows split once into short-row blocks and long-row parts, all served by one launch. */
+#include "spmv_internal.h"
+#include "ref/kernels.h"
+#ifdef SPS_HAVE_CUDA
+#include "../core/cuda_state.h"
+#include "cuda/launchers.h"
+#endif
+
+/*
+ * The partition, one pass over the row offsets:
+ *   - a row of more than SPS_BLOCKWISE_LONG nonzeros is long: it gets whole thread blocks,
+ *     one per SPS_BLOCKWISE_PART_NNZ (8192) of its nonzeros;
+ *   - consecutive short rows are grouped while the block holds at most SPS_BLOCKWISE_NNZ
+ *     nonzeros (8 per thread of the 256) and SPS_BLOCKWISE_ROWS rows (a single short row
+ *     always fits); each block gets the threads per row of seed 000's rule for its own mean
+ *     row length (1 to 32).
+ */
+#define SPS_BLOCKWISE_LONG 512
+#define SPS_BLOCKWISE_NNZ 2048
+#define SPS_BLOCKWISE_ROWS 2048
+
+typedef struct blockwise_data {
+  int64_t nblocks;
+  sps_block_desc *blocks; /* nblocks, in the context's memory */
+  double *partial;        /* nblocks, work space of long rows of several parts */
+  unsigned *counter;      /* one per long row of several parts, zero between calls */
+} blockwise_data;
+
+/* Count (blocks == NULL) or fill the descriptors; returns the count and the number of counters. */
+static int64_t blockwise_partition(const sps_matrix *A, sps_block_desc *blocks, int64_t *nslots)
+{
+  int64_t nb = 0, slots = 0, i = 0;
+  const int64_t m = A->nrows;
+  while (i < m) {
+    const int64_t len = A->rowptr[i + 1] - A->rowptr[i];
+    if (len > SPS_BLOCKWISE_LONG) {
+      const int64_t parts = (len + SPS_BLOCKWISE_PART_NNZ - 1) / SPS_BLOCKWISE_PART_NNZ;
+      for (int64_t p = 0; p < parts; p++, nb++)
+        if (blocks)
+          blocks[nb] = (sps_block_desc){.row = (int32_t)i,
+                                        .count = (int32_t)p,
+                                        .kind = SPS_BLOCK_LONG,
+                                        .tpr = 0,
+                                        .parts = (int32_t)parts,
+                                        .slot = parts > 1 ? (int32_t)slots : -1,
+                                        .pad = 0};
+      if (parts > 1) slots++;
+      i++;
+      continue;
+    }
+    int64_t first = i, nz = 0;
+    while (i < m && i - first < SPS_BLOCKWISE_ROWS) {
+      const int64_t l = A->rowptr[i + 1] - A->rowptr[i];
+      if (l > SPS_BLOCKWISE_LONG || (i > first && nz + l > SPS_BLOCKWISE_NNZ)) break;
+      nz += l;
+      i++;
+    }
+    if (blocks) {
+      const int64_t rows = i - first;
+      blocks[nb] = (sps_block_desc){.row = (int32_t)first,
+                                    .count = (int32_t)rows,
+                                    .kind = SPS_BLOCK_SHORT,
+                                    .tpr = (int16_t)sps_spmv_tpr_from_mean((double)nz / rows, 1),
+                                    .parts = 0,
+                                    .slot = -1,
+                                    .pad = 0};
+    }
+    nb++;
+  }
+  *nslots = slots;
+  return nb;
+}
+
+static sps_status blockwise_setup(sps_spmv_plan *plan)
+{
+  sps_context *ctx = plan->ctx;
+  const sps_matrix *A = plan->A;
+  blockwise_data *d;
+  SPS_CHECK(sps_host_calloc(ctx, (void **)&d, 1, sizeof *d, "blockwise plan data"));
+  plan->data = d;
+  int64_t nslots;
+  d->nblocks = blockwise_partition(A, NULL, &nslots);
+  if (d->nblocks > INT32_MAX)
+    SPS_FAIL(ctx, SPS_ERR_SIZE, "SpMV variant 'blockwise': %lld blocks exceed the grid limit",
+             (long long)d->nblocks);
+  sps_block_desc *blocks;
+  unsigned *zeros;
+  SPS_CHECK(sps_host_alloc(ctx, (void **)&blocks, (size_t)d->nblocks, sizeof *blocks,
+                           "blockwise descriptors"));
+  blockwise_partition(A, blocks, &nslots);
+  SPS_CHECK(sps_spmv_to_device(ctx, (void **)&blocks, (void **)&d->blocks,
+                               (size_t)d->nblocks * sizeof(sps_block_desc),
+                               "blockwise descriptors"));
+  SPS_CHECK(ctx->be->malloc(ctx, (void **)&d->partial, (size_t)d->nblocks * sizeof(double),
+                            "blockwise partial sums"));
+  SPS_CHECK(sps_host_calloc(ctx, (void **)&zeros, (size_t)nslots, sizeof *zeros,
+                            "blockwise counters"));
+  return sps_spmv_to_device(ctx, (void **)&zeros, (void **)&d->counter,
+                            (size_t)nslots * sizeof(unsigned), "blockwise counters");
+}
+
+static sps_status blockwise_apply(sps_spmv_plan *plan, double alpha, const double *x, double beta,
+                                  double *y)
+{
+  blockwise_data *d = plan->data;
+  const sps_matrix *A = plan->A;
+#ifdef SPS_HAVE_CUDA
+  if (plan->ctx->kind == SPS_DEVICE_CUDA) {
+    SPS_CUDA_LAUNCH(plan->ctx, sps_cuda_blockwise(sps_cuda(plan->ctx)->stream, A->d_rowptr,
+                                                  A->d_colind, A->d_values, d->nblocks, d->blocks,
+                                                  d->partial, d->counter, alpha, x, beta, y));
+    return SPS_SUCCESS;
+  }
+#endif
+  sps_ref_blockwise(A->rowptr, A->colind, A->values, d->nblocks, d->blocks, d->partial, alpha, x,
+                    beta, y);
+  return SPS_SUCCESS;
+}
+
+static void blockwise_destroy(sps_spmv_plan *plan)
+{
+  blockwise_data *d = plan->data;
+  if (!d) return;
+  plan->ctx->be->free(plan->ctx, d->blocks);
+  plan->ctx->be->free(plan->ctx, d->partial);
+  plan->ctx->be->free(plan->ctx, d->counter);
+  sps_host_free(d);
+  plan->data = NULL;
+}
+
+const sps_spmv_variant sps_spmv_variant_blockwise = {
+    .kind = SPS_SPMV_BLOCKWISE,
+    .on_cpu = 1,
+    .on_cuda = 1,
+    .setup = blockwise_setup,
+    .apply = blockwise_apply,
+    .destroy = blockwise_destroy,
+};
