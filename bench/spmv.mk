@@ -1,7 +1,5 @@
 # bench/spmv.mk: the SpMV and solver benchmark drivers (spmv-bench, solve-bench), the peer script, plots and the GPU run script.
-noinst_PROGRAMS += %reldir%/spmv-bench
-# solve-bench needs the solvers (issue 4); it joins noinst_PROGRAMS when they land.
-EXTRA_PROGRAMS = %reldir%/solve-bench
+noinst_PROGRAMS += %reldir%/spmv-bench %reldir%/solve-bench
 bench_common_sources = \
 	%reldir%/bench_util.c \
 	%reldir%/bench_util.h \
