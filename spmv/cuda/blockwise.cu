@@ -1,23 +1,28 @@
 /* blockwise.cu: the blockwise SpMV kernel (seed 002, Gao et al. 2024): one launch, each thread block serving one block descriptor.
  *
  * Thread-to-data map: thread block b (256 threads) reads descriptor b.
- *  - Short block: rows [row, row+count) with tpr lanes per row (tpr chosen at setup from the
- *    block's mean row length); the block's 256/tpr groups take rows in turn, each lane
- *    summing entries l, l+tpr, ... of its row, a shuffle tree adding the lanes (CSR-vector
- *    inside the block).
+ *  - Streamed short block (tpr 0; rows of at most 64 and on average at most 16 nonzeros):
+ *    the block's nonzeros [rowptr[first], rowptr[last]) are one contiguous run of at most
+ *    2048; thread t computes the products a_k*x[col_k] for k = t, t+256, ... (coalesced
+ *    loads of values and columns, x gathered) into shared memory; after a barrier thread t
+ *    sums rows first+t, first+t+256, ... from shared memory and writes y (CSR-stream).
+ *  - Vector short block: rows [first, last) with tpr lanes per row (tpr from the block's mean
+ *    and longest row); the block's 256/tpr groups take rows in turn, each lane summing
+ *    entries l, l+tpr, ... of its row, a shuffle tree adding the lanes (CSR-vector).
  *  - Long row part: part p of long row r covers SPS_BLOCKWISE_PART_NNZ entries of the row;
  *    the 256 threads stride over them, then a warp shuffle and a shared-memory pass over the
  *    8 warp sums give the part's sum. A row of one part is written at once; otherwise the
  *    part's sum goes to partial[b], and the last part to arrive (an atomic counter per row,
  *    reset by that block for the next call) adds the parts in order and writes y_r, so the
  *    result does not depend on the order the blocks run in.
- * Memory access: short blocks read values and column indices in coalesced runs of tpr
- * (consecutive groups read consecutive rows); long parts read 256 consecutive entries per
- * step; x gathered through the read-only cache; y written once per row.
- * Wins on matrices mixing many short rows with a few very long ones (circuits with supply
- * nets, power networks, least squares with dense rows): no warp waits for a long row and no
- * long row is left to 32 lanes. Loses a little to csr-vector on perfectly regular matrices
- * (the descriptor read and the per-block row loop).
+ * Row offsets are read as int32 when the matrix allows (a copy made at setup), 4 bytes a row
+ * less than the int64 offsets of the matrix.
+ * Memory access: streamed blocks read values and columns fully coalesced, every byte once;
+ * vector blocks in runs of tpr; long parts 256 consecutive entries per step; x through the
+ * read-only cache; y written once per row.
+ * Wins on short-row matrices (streaming) and on matrices mixing short rows with very long
+ * ones (circuits with supply nets): no warp waits for a long row and no long row is left to
+ * a few lanes. Loses where rows are long and even (csr-vector does without the descriptors).
  */
 #include <cstdint>
 
@@ -31,13 +36,36 @@ namespace {
 constexpr int kThreads = SPS_BLOCKWISE_THREADS;
 constexpr int kWarps = kThreads / 32;
 
-template <int G>
-__device__ __forceinline__ void short_rows(int64_t first, int64_t last,
-                                           const int64_t *__restrict__ rowptr,
-                                           const int32_t *__restrict__ colind,
-                                           const double *__restrict__ values, double alpha,
-                                           const double *__restrict__ x, double beta,
-                                           double *__restrict__ y)
+template <typename Off>
+__device__ __forceinline__ void stream_rows(int64_t first, int64_t last,
+                                            const Off *__restrict__ rowptr,
+                                            const int32_t *__restrict__ colind,
+                                            const double *__restrict__ values, double alpha,
+                                            const double *__restrict__ x, double beta,
+                                            double *__restrict__ y, double *__restrict__ prod)
+{
+  const int64_t k0 = __ldg(&rowptr[first]), k1 = __ldg(&rowptr[last]);
+  const int nz = (int)(k1 - k0);
+  /* prod[k] <- a_k * x[col_k]: coalesced over k. */
+#pragma unroll 4
+  for (int k = threadIdx.x; k < nz; k += kThreads)
+    prod[k] = __ldg(&values[k0 + k]) * __ldg(&x[__ldg(&colind[k0 + k])]);
+  __syncthreads();
+  for (int64_t row = first + threadIdx.x; row < last; row += kThreads) {
+    const int b = (int)(__ldg(&rowptr[row]) - k0), e = (int)(__ldg(&rowptr[row + 1]) - k0);
+    double s = 0.0;
+    for (int k = b; k < e; k++) s += prod[k];
+    y[row] = sps_axpby_out(alpha, s, beta, &y[row]);
+  }
+}
+
+template <int G, typename Off>
+__device__ __forceinline__ void vector_rows(int64_t first, int64_t last,
+                                            const Off *__restrict__ rowptr,
+                                            const int32_t *__restrict__ colind,
+                                            const double *__restrict__ values, double alpha,
+                                            const double *__restrict__ x, double beta,
+                                            double *__restrict__ y)
 {
   const int lane = threadIdx.x & (G - 1);
   const int group = threadIdx.x / G;
@@ -55,28 +83,31 @@ __device__ __forceinline__ void short_rows(int64_t first, int64_t last,
   }
 }
 
+template <typename Off>
 __global__ void __launch_bounds__(kThreads)
-    blockwise_kernel(const int64_t *__restrict__ rowptr, const int32_t *__restrict__ colind,
+    blockwise_kernel(const Off *__restrict__ rowptr, const int32_t *__restrict__ colind,
                      const double *__restrict__ values, const sps_block_desc *__restrict__ blocks,
                      double *__restrict__ partial, unsigned *__restrict__ counter, double alpha,
                      const double *__restrict__ x, double beta, double *__restrict__ y)
 {
-  __shared__ double warp_sum[kWarps];
+  __shared__ double prod[SPS_BLOCKWISE_NNZ];
   const int64_t b = blockIdx.x;
   const sps_block_desc bd = blocks[b];
   if (bd.kind == SPS_BLOCK_SHORT) {
     const int64_t first = bd.row, last = (int64_t)bd.row + bd.count;
     switch (bd.tpr) {
-    case 1: short_rows<1>(first, last, rowptr, colind, values, alpha, x, beta, y); break;
-    case 2: short_rows<2>(first, last, rowptr, colind, values, alpha, x, beta, y); break;
-    case 4: short_rows<4>(first, last, rowptr, colind, values, alpha, x, beta, y); break;
-    case 8: short_rows<8>(first, last, rowptr, colind, values, alpha, x, beta, y); break;
-    case 16: short_rows<16>(first, last, rowptr, colind, values, alpha, x, beta, y); break;
-    default: short_rows<32>(first, last, rowptr, colind, values, alpha, x, beta, y); break;
+    case 0: stream_rows(first, last, rowptr, colind, values, alpha, x, beta, y, prod); break;
+    case 1: vector_rows<1>(first, last, rowptr, colind, values, alpha, x, beta, y); break;
+    case 2: vector_rows<2>(first, last, rowptr, colind, values, alpha, x, beta, y); break;
+    case 4: vector_rows<4>(first, last, rowptr, colind, values, alpha, x, beta, y); break;
+    case 8: vector_rows<8>(first, last, rowptr, colind, values, alpha, x, beta, y); break;
+    case 16: vector_rows<16>(first, last, rowptr, colind, values, alpha, x, beta, y); break;
+    default: vector_rows<32>(first, last, rowptr, colind, values, alpha, x, beta, y); break;
     }
     return;
   }
   /* Part bd.count of long row bd.row. */
+  double *warp_sum = prod;
   const int64_t r = bd.row;
   const int64_t row_end = __ldg(&rowptr[r + 1]);
   const int64_t k0 = __ldg(&rowptr[r]) + (int64_t)bd.count * SPS_BLOCKWISE_PART_NNZ;
@@ -110,14 +141,18 @@ __global__ void __launch_bounds__(kThreads)
 } // namespace
 
 extern "C" cudaError_t sps_cuda_blockwise(cudaStream_t stream, const int64_t *rowptr,
-                                          const int32_t *colind, const double *values,
-                                          int64_t nblocks, const sps_block_desc *blocks,
-                                          double *partial, unsigned *counter, double alpha,
-                                          const double *x, double beta, double *y)
+                                          const int32_t *rowptr32, const int32_t *colind,
+                                          const double *values, int64_t nblocks,
+                                          const sps_block_desc *blocks, double *partial,
+                                          unsigned *counter, double alpha, const double *x,
+                                          double beta, double *y)
 {
   if (nblocks <= 0) return cudaSuccess;
-  blockwise_kernel<<<(unsigned)nblocks, kThreads, 0, stream>>>(rowptr, colind, values, blocks,
-                                                               partial, counter, alpha, x, beta,
-                                                               y);
+  if (rowptr32)
+    blockwise_kernel<int32_t><<<(unsigned)nblocks, kThreads, 0, stream>>>(
+        rowptr32, colind, values, blocks, partial, counter, alpha, x, beta, y);
+  else
+    blockwise_kernel<int64_t><<<(unsigned)nblocks, kThreads, 0, stream>>>(
+        rowptr, colind, values, blocks, partial, counter, alpha, x, beta, y);
   return cudaGetLastError();
 }

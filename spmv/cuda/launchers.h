@@ -54,7 +54,8 @@ cudaError_t sps_cuda_merge(cudaStream_t stream, int64_t nrows, int64_t nnz, cons
  * blocks[b]; partial has nblocks doubles, counter one zeroed unsigned per long row of
  * several parts (left zeroed on return).
  */
-cudaError_t sps_cuda_blockwise(cudaStream_t stream, const int64_t *rowptr, const int32_t *colind,
+cudaError_t sps_cuda_blockwise(cudaStream_t stream, const int64_t *rowptr, const int32_t *rowptr32,
+                               const int32_t *colind,
                                const double *values, int64_t nblocks, const sps_block_desc *blocks,
                                double *partial, unsigned *counter, double alpha, const double *x,
                                double beta, double *y);

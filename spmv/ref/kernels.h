@@ -66,6 +66,8 @@ typedef struct sps_block_desc {
 /* Threads of one blockwise block, and the nonzeros one part of a long row covers. */
 #define SPS_BLOCKWISE_THREADS 256
 #define SPS_BLOCKWISE_PART_NNZ 8192
+/* The most nonzeros of one short block (its products fit in 16 KB of shared memory). */
+#define SPS_BLOCKWISE_NNZ 2048
 
 /* hyb: the ELL part (which applies beta) and then the COO part added with beta = 1. */
 void sps_ref_hyb(int64_t nrows, int64_t ld, int64_t width, const int32_t *ell_colind,
