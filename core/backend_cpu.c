@@ -242,7 +242,8 @@ static sps_status cpu_gmres_arnoldi(sps_context *ctx, int64_t n, int m, double *
   h[j + 1] = S->hnext;
   for (int i = 0; i <= j + 1; i++) col[i] = h[i];
   sps_gmres_close_column(S, col);
-  if (S->status != SPS_GMRES_RUNNING) return SPS_SUCCESS;
+  if (!S->vnext) return SPS_SUCCESS;
+  S->vnext = 0;
   /* v_{j+1} = w / h_{j+1,j} into V(:, j+1) and vcur */
   const double inv = 1.0 / S->hnext;
   double *vn = V + (int64_t)(j + 1) * ldv;

@@ -66,7 +66,9 @@ enum {
  * gmres_start opens each cycle; gmres_arnoldi adds one column; gmres_update forms V y.
  * H holds the Hessenberg matrix as Arnoldi builds it, R the same columns with the Givens
  * rotations applied (upper triangular), so A M^-1 V_k = V_{k+1} H_k can be checked and
- * y = R_k^-1 g_k solved.
+ * y = R_k^-1 g_k solved. V(:, j) is written for every closed column whose h_{j+1,j} is
+ * usable (not at HAPPY_BREAKDOWN, NAN, BREAKDOWN), so A M^-1 V_k = V_{k+1} H_k holds at
+ * CYCLE_END, CONVERGED and MAX_ITERATIONS too.
  */
 typedef struct sps_gmres_state {
   double beta;      /* ||r_0|| of the cycle */
@@ -87,7 +89,7 @@ typedef struct sps_gmres_state {
   int32_t it;       /* inner iterations done, over all cycles */
   int32_t maxit;    /* stop with MAX_ITERATIONS when it reaches this */
   int32_t status;   /* SPS_GMRES_* */
-  int32_t pad;
+  int32_t vnext;    /* 1 when v_j = w / hnext is still to be written (set by the closing of a column) */
 } sps_gmres_state;
 
 /* Status word of a device-driven BiCGSTAB iteration. */
@@ -164,11 +166,21 @@ static inline SPS_HOST_DEVICE void sps_gmres_close_column(sps_gmres_state *S, do
   double resid = fabs(g[j + 1]);
   S->resid = resid;
   if (S->history) S->history[it] = resid;
-  if (!isfinite(resid)) S->status = SPS_GMRES_NAN;
-  else if (S->hnext <= S->happy_tol * S->wnorm) S->status = SPS_GMRES_HAPPY_BREAKDOWN;
-  else if (resid <= S->tol) S->status = SPS_GMRES_CONVERGED;
-  else if (it >= S->maxit) S->status = SPS_GMRES_MAX_ITERATIONS;
-  else if (j + 1 >= S->m) S->status = SPS_GMRES_CYCLE_END;
+  /* v_{j+1} completes the Arnoldi relation whenever h_{j+1,j} can be divided by. */
+  S->vnext = 1;
+  if (!isfinite(resid)) {
+    S->status = SPS_GMRES_NAN;
+    S->vnext = 0;
+  } else if (S->hnext <= S->happy_tol * S->wnorm) {
+    S->status = SPS_GMRES_HAPPY_BREAKDOWN;
+    S->vnext = 0;
+  } else if (resid <= S->tol) {
+    S->status = SPS_GMRES_CONVERGED;
+  } else if (it >= S->maxit) {
+    S->status = SPS_GMRES_MAX_ITERATIONS;
+  } else if (j + 1 >= S->m) {
+    S->status = SPS_GMRES_CYCLE_END;
+  }
 }
 
 /* Open a cycle once beta = ||r|| is known: g = beta e_1, j = 0, history[it], the status. */
@@ -177,6 +189,7 @@ static inline SPS_HOST_DEVICE void sps_gmres_open_cycle(sps_gmres_state *S, doub
   S->beta = beta;
   S->resid = beta;
   S->j = 0;
+  S->vnext = 0;
   S->g[0] = beta;
   for (int i = 1; i <= S->m; i++) S->g[i] = 0.0;
   if (S->history && S->it <= S->maxit) S->history[S->it] = beta;

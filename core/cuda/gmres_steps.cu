@@ -9,7 +9,8 @@
  *                   V(i,c) w_i to the second-pass sums right after writing w_i
  *   correct_norm    w <- w - V_j h2 and w.w in one pass; its last block also closes the
  *                   column: H(:,j) += h2, h_{j+1,j} = ||w||, the rotations, g, the status
- *   normalize       v_{j+1} = w / h_{j+1,j} into V(:,j+1) and vcur in one pass
+ *   normalize       v_{j+1} = w / h_{j+1,j} into V(:,j+1) and vcur in one pass (also on the
+ *                   step that ends the cycle; never again on later replays)
  * against CGS2 from library calls (gemv_t, gemv_n, gemv_t, gemv_n, nrm2, scal, copy: seven
  * passes, four host round trips): the second gemv_t, the norm, the scaling and the copy are
  * fused away, so V_j is read three times from memory (the second read of correct_dots
@@ -106,6 +107,8 @@ __global__ void gmres_dots_kernel(int64_t n, const double *__restrict__ V, int64
                                   unsigned *ticket)
 {
   __shared__ double sh[kGroup * kWarps];
+  /* The previous step's normalize has run (stream order) and no block here reads vnext. */
+  if (blockIdx.x == 0 && threadIdx.x == 0) S->vnext = 0;
   if (S->status != SPS_GMRES_RUNNING) return;
   const int j = S->j, nc = j + 1, nv = nc + 1, ldh = S->m + 1;
   double *partials = block_partials(S);
@@ -259,12 +262,16 @@ __global__ void gmres_correct_norm_kernel(int64_t n, const double *__restrict__ 
   for (int c = threadIdx.x; c <= j + 1; c += blockDim.x) rcol[c] = col[c];
 }
 
-/* v_{j+1} = w / h_{j+1,j} into V(:, j+1) and vcur (j already counted: the new S->j). */
+/*
+ * v_{j+1} = w / h_{j+1,j} into V(:, j+1) and vcur (j already counted: the new S->j), when the
+ * column just closed asks for it (S->vnext, which the next dots kernel clears): also on the
+ * step that ends the cycle, so the Arnoldi relation is complete, but once only.
+ */
 __global__ void gmres_normalize_kernel(int64_t n, double *__restrict__ V, int64_t ldv,
                                        const double *__restrict__ w, double *__restrict__ vcur,
                                        const sps_gmres_state *S)
 {
-  if (S->status != SPS_GMRES_RUNNING) return;
+  if (!S->vnext) return;
   const double inv = 1.0 / S->hnext;
   double *vn = V + (int64_t)S->j * ldv;
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
