@@ -1,4 +1,5 @@
-/* bicgstab_steps.cu: the fused BiCGSTAB steps of the CUDA backend, with every scalar kept on the device.
+/* bicgstab_steps.cu: the fused BiCGSTAB steps of the CUDA backend, with every scalar kept on the
+ * device.
  *
  * One right-preconditioned BiCGSTAB iteration (van der Vorst 1992) is, with the solver's
  * phat = M^-1 p, v = A phat, shat = M^-1 s, t = A shat in between, five launches and no host
@@ -27,7 +28,8 @@
 #include "../krylov_state.h"
 #include "reduce.cuh"
 
-namespace {
+namespace
+{
 
 using sps_reduce::arrive_last;
 using sps_reduce::block_sum;
@@ -36,8 +38,8 @@ using sps_reduce::grid_for;
 using sps_reduce::kThreads;
 using sps_reduce::kWarps;
 
-#define GRID_STRIDE(i, n)                                                                  \
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < (n);                \
+#define GRID_STRIDE(i, n)                                                                          \
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < (n);                        \
        i += (int64_t)gridDim.x * blockDim.x)
 
 /* sigma <- r0hat.v; alpha <- rho/sigma; sigma = 0 stops with BREAKDOWN, NaN/Inf with NAN. */
@@ -55,9 +57,12 @@ __global__ void bicgstab_alpha_kernel(int64_t n, const double *__restrict__ r0ha
   const double sigma = gather_block(partials, 0, sh);
   if (threadIdx.x == 0) {
     S->sigma = sigma;
-    if (!isfinite(sigma)) S->status = SPS_BICGSTAB_NAN;
-    else if (sigma == 0.0) S->status = SPS_BICGSTAB_BREAKDOWN;
-    else S->alpha = S->rho / sigma;
+    if (!isfinite(sigma))
+      S->status = SPS_BICGSTAB_NAN;
+    else if (sigma == 0.0)
+      S->status = SPS_BICGSTAB_BREAKDOWN;
+    else
+      S->alpha = S->rho / sigma;
     *ticket = 0;
   }
 }
@@ -83,8 +88,10 @@ __global__ void bicgstab_s_kernel(int64_t n, const double *__restrict__ r,
   const double ss_all = gather_block(partials, 0, sh);
   if (threadIdx.x == 0) {
     S->ss = ss_all;
-    if (!isfinite(ss_all)) S->status = SPS_BICGSTAB_NAN;
-    else if (ss_all <= S->tol2) S->half = 1;
+    if (!isfinite(ss_all))
+      S->status = SPS_BICGSTAB_NAN;
+    else if (ss_all <= S->tol2)
+      S->half = 1;
     *ticket = 0;
   }
 }
@@ -163,8 +170,10 @@ __global__ void bicgstab_update_kernel(int64_t n, const double *__restrict__ t,
   const double rho_all = gather_block(partials, 0, sh);
   const double rr_all = gather_block(partials, 1, sh);
   if (threadIdx.x == 0) {
-    if (half) sps_bicgstab_close_step(S, S->ss, S->rho);
-    else sps_bicgstab_close_step(S, rr_all, rho_all);
+    if (half)
+      sps_bicgstab_close_step(S, S->ss, S->rho);
+    else
+      sps_bicgstab_close_step(S, rr_all, rho_all);
     *ticket = 0;
   }
 }
@@ -179,13 +188,14 @@ __global__ void bicgstab_direction_kernel(int64_t n, const double *__restrict__ 
   GRID_STRIDE(i, n) p[i] = r[i] + beta * (p[i] - omega * v[i]);
 }
 
+#undef GRID_STRIDE
+
 } // namespace
 
 extern "C" cudaError_t sps_cuda_bicgstab_step_a(cudaStream_t st, unsigned max_blocks, int64_t n,
                                                 const double *r0hat, const double *v,
-                                                const double *r, double *s,
-                                                sps_bicgstab_state *S, double *partials,
-                                                unsigned *ticket)
+                                                const double *r, double *s, sps_bicgstab_state *S,
+                                                double *partials, unsigned *ticket)
 {
   const unsigned grid = grid_for(n, max_blocks);
   bicgstab_alpha_kernel<<<grid, kThreads, 0, st>>>(n, r0hat, v, S, partials, ticket);
@@ -206,14 +216,14 @@ extern "C" cudaError_t sps_cuda_bicgstab_step_b(cudaStream_t st, unsigned max_bl
   bicgstab_omega_kernel<<<grid, kThreads, 0, st>>>(n, t, s, S, partials, ticket);
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return e;
-  bicgstab_update_kernel<<<grid, kThreads, 0, st>>>(n, t, s, phat, shat, r0hat, x, r, S,
-                                                    partials, ticket);
+  bicgstab_update_kernel<<<grid, kThreads, 0, st>>>(n, t, s, phat, shat, r0hat, x, r, S, partials,
+                                                    ticket);
   return cudaGetLastError();
 }
 
-extern "C" cudaError_t sps_cuda_bicgstab_direction(cudaStream_t st, unsigned max_blocks,
-                                                   int64_t n, const double *r, const double *v,
-                                                   double *p, const sps_bicgstab_state *S)
+extern "C" cudaError_t sps_cuda_bicgstab_direction(cudaStream_t st, unsigned max_blocks, int64_t n,
+                                                   const double *r, const double *v, double *p,
+                                                   const sps_bicgstab_state *S)
 {
   bicgstab_direction_kernel<<<grid_for(n, max_blocks), kThreads, 0, st>>>(n, r, v, p, S);
   return cudaGetLastError();

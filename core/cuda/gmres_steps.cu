@@ -1,4 +1,5 @@
-/* gmres_steps.cu: the fused GMRES(m) steps of the CUDA backend (CGS2 Arnoldi, Givens rotations, back substitution), with H, g and every scalar kept on the device.
+/* gmres_steps.cu: the fused GMRES(m) steps of the CUDA backend (CGS2 Arnoldi, Givens rotations,
+ * back substitution), with H, g and every scalar kept on the device.
  *
  * One inner iteration is the solver's w <- A M^-1 vcur followed by four launches that read
  * j from the state (struct sps_gmres_state), so the same launches, or one captured graph,
@@ -39,7 +40,8 @@
 #include "../krylov_state.h"
 #include "reduce.cuh"
 
-namespace {
+namespace
+{
 
 using sps_reduce::arrive_last;
 using sps_reduce::block_sum;
@@ -64,8 +66,8 @@ __device__ inline double *block_partials(const sps_gmres_state *S)
 }
 
 /* beta <- ||r|| and the opening of the cycle (sps_gmres_open_cycle), in the last block. */
-__global__ void gmres_start_norm_kernel(int64_t n, const double *__restrict__ r,
-                                        sps_gmres_state *S, unsigned *ticket)
+__global__ void gmres_start_norm_kernel(int64_t n, const double *__restrict__ r, sps_gmres_state *S,
+                                        unsigned *ticket)
 {
   __shared__ double sh[kWarps];
   double *partials = block_partials(S);
@@ -116,15 +118,18 @@ __global__ void gmres_dots_kernel(int64_t n, const double *__restrict__ V, int64
   for (int c0 = 0; c0 < nv; c0 += kGroup) {
     double acc[kGroup];
 #pragma unroll
-    for (int k = 0; k < kGroup; k++) acc[k] = 0.0;
+    for (int k = 0; k < kGroup; k++)
+      acc[k] = 0.0;
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x) {
       const double wi = w[i];
 #pragma unroll
       for (int k = 0; k < kGroup; k++) {
         const int c = c0 + k;
-        if (c < nc) acc[k] += V[i + (int64_t)c * ldv] * wi;
-        else if (c == nc) acc[k] += wi * wi;
+        if (c < nc)
+          acc[k] += V[i + (int64_t)c * ldv] * wi;
+        else if (c == nc)
+          acc[k] += wi * wi;
       }
     }
     /* Block totals of the group: warp sums into sh, then thread k adds the warps' sums of k. */
@@ -136,7 +141,8 @@ __global__ void gmres_dots_kernel(int64_t n, const double *__restrict__ V, int64
     __syncthreads();
     if (threadIdx.x < kGroup && c0 + (int)threadIdx.x < nv) {
       double t = 0.0;
-      for (int q = 0; q < kWarps; q++) t += sh[threadIdx.x * kWarps + q];
+      for (int q = 0; q < kWarps; q++)
+        t += sh[threadIdx.x * kWarps + q];
       partials[(int64_t)(c0 + threadIdx.x) * gridDim.x + blockIdx.x] = t;
     }
     __syncthreads();
@@ -147,8 +153,10 @@ __global__ void gmres_dots_kernel(int64_t n, const double *__restrict__ V, int64
   for (int c = warp; c < nv; c += kWarps) {
     const double v = gather_warp(partials, c);
     if (lane == 0) {
-      if (c < nc) h[c] = v;
-      else S->wnorm = sqrt(v);
+      if (c < nc)
+        h[c] = v;
+      else
+        S->wnorm = sqrt(v);
     }
   }
   __syncthreads();
@@ -169,8 +177,10 @@ __global__ void gmres_correct_dots_kernel(int64_t n, const double *__restrict__ 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   double *hs = dyn, *wacc = dyn + ldh;
   const double *h = S->H + (int64_t)j * ldh;
-  for (int c = threadIdx.x; c < nc; c += blockDim.x) hs[c] = h[c];
-  for (int q = threadIdx.x; q < kWarps * ldh; q += blockDim.x) wacc[q] = 0.0;
+  for (int c = threadIdx.x; c < nc; c += blockDim.x)
+    hs[c] = h[c];
+  for (int q = threadIdx.x; q < kWarps * ldh; q += blockDim.x)
+    wacc[q] = 0.0;
   __syncthreads();
   /* The tile loop is uniform over the block, so every lane reaches the shuffles. */
   for (int64_t base = blockIdx.x * (int64_t)blockDim.x; base < n;
@@ -181,7 +191,8 @@ __global__ void gmres_correct_dots_kernel(int64_t n, const double *__restrict__ 
     if (in) {
       double s = 0.0;
 #pragma unroll 4
-      for (int c = 0; c < nc; c++) s += V[i + (int64_t)c * ldv] * hs[c];
+      for (int c = 0; c < nc; c++)
+        s += V[i + (int64_t)c * ldv] * hs[c];
       wi = w[i] - s;
       w[i] = wi;
     }
@@ -195,7 +206,8 @@ __global__ void gmres_correct_dots_kernel(int64_t n, const double *__restrict__ 
   double *partials = block_partials(S);
   for (int c = threadIdx.x; c < nc; c += blockDim.x) {
     double t = 0.0;
-    for (int q = 0; q < kWarps; q++) t += wacc[q * ldh + c];
+    for (int q = 0; q < kWarps; q++)
+      t += wacc[q * ldh + c];
     partials[(int64_t)c * gridDim.x + blockIdx.x] = t;
   }
   if (!arrive_last(ticket)) return;
@@ -223,14 +235,16 @@ __global__ void gmres_correct_norm_kernel(int64_t n, const double *__restrict__ 
   const int j = S->j, nc = j + 1, ldh = S->m + 1;
   double *hs = dyn, *col = dyn + ldh;
   const double *h2 = second_pass(S);
-  for (int c = threadIdx.x; c < nc; c += blockDim.x) hs[c] = h2[c];
+  for (int c = threadIdx.x; c < nc; c += blockDim.x)
+    hs[c] = h2[c];
   __syncthreads();
   double ww = 0.0;
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x) {
     double s = 0.0;
 #pragma unroll 4
-    for (int c = 0; c < nc; c++) s += V[i + (int64_t)c * ldv] * hs[c];
+    for (int c = 0; c < nc; c++)
+      s += V[i + (int64_t)c * ldv] * hs[c];
     const double wi = w[i] - s;
     w[i] = wi;
     ww += wi * wi;
@@ -259,7 +273,8 @@ __global__ void gmres_correct_norm_kernel(int64_t n, const double *__restrict__ 
   }
   __syncthreads();
   double *rcol = S->R + (int64_t)j * ldh;
-  for (int c = threadIdx.x; c <= j + 1; c += blockDim.x) rcol[c] = col[c];
+  for (int c = threadIdx.x; c <= j + 1; c += blockDim.x)
+    rcol[c] = col[c];
 }
 
 /*
@@ -294,12 +309,14 @@ __global__ void gmres_backsolve_kernel(sps_gmres_state *S)
   const int k = S->j, ldh = S->m + 1, lane = threadIdx.x;
   const double *R = S->R;
   double *y = S->y;
-  for (int l = lane; l < k; l += 32) t[l] = S->g[l];
+  for (int l = lane; l < k; l += 32)
+    t[l] = S->g[l];
   __syncwarp();
   for (int i = k - 1; i >= 0; i--) {
     const double yi = t[i] / R[i + (int64_t)i * ldh];
     if (lane == 0) y[i] = yi;
-    for (int l = lane; l < i; l += 32) t[l] -= R[l + (int64_t)i * ldh] * yi;
+    for (int l = lane; l < i; l += 32)
+      t[l] -= R[l + (int64_t)i * ldh] * yi;
     __syncwarp();
   }
 }
@@ -311,13 +328,15 @@ __global__ void gmres_combine_kernel(int64_t n, const double *__restrict__ V, in
   extern __shared__ double ys[];
   if (S->status == SPS_GMRES_NAN) return;
   const int k = S->j;
-  for (int c = threadIdx.x; c < k; c += blockDim.x) ys[c] = S->y[c];
+  for (int c = threadIdx.x; c < k; c += blockDim.x)
+    ys[c] = S->y[c];
   __syncthreads();
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x) {
     double s = 0.0;
 #pragma unroll 4
-    for (int c = 0; c < k; c++) s += V[i + (int64_t)c * ldv] * ys[c];
+    for (int c = 0; c < k; c++)
+      s += V[i + (int64_t)c * ldv] * ys[c];
     u[i] = s;
   }
 }
@@ -342,9 +361,9 @@ extern "C" cudaError_t sps_cuda_gmres_start(cudaStream_t s, unsigned max_blocks,
   return cudaGetLastError();
 }
 
-extern "C" cudaError_t sps_cuda_gmres_arnoldi(cudaStream_t s, unsigned max_blocks, int64_t n,
-                                              int m, double *V, int64_t ldv, double *w,
-                                              double *vcur, sps_gmres_state *S, unsigned *ticket)
+extern "C" cudaError_t sps_cuda_gmres_arnoldi(cudaStream_t s, unsigned max_blocks, int64_t n, int m,
+                                              double *V, int64_t ldv, double *w, double *vcur,
+                                              sps_gmres_state *S, unsigned *ticket)
 {
   const unsigned grid = grid_for(n, max_blocks);
   const size_t ldh = (size_t)m + 1;
@@ -355,21 +374,21 @@ extern "C" cudaError_t sps_cuda_gmres_arnoldi(cudaStream_t s, unsigned max_block
       n, V, ldv, w, S, ticket);
   if ((e = cudaGetLastError()) != cudaSuccess) return e;
   gmres_correct_norm_kernel<<<grid, kThreads, 2 * ldh * sizeof(double), s>>>(n, V, ldv, w, S,
-                                                                            ticket);
+                                                                             ticket);
   if ((e = cudaGetLastError()) != cudaSuccess) return e;
   gmres_normalize_kernel<<<grid, kThreads, 0, s>>>(n, V, ldv, w, vcur, S);
   return cudaGetLastError();
 }
 
-extern "C" cudaError_t sps_cuda_gmres_update(cudaStream_t s, unsigned max_blocks, int64_t n,
-                                             int m, const double *V, int64_t ldv,
-                                             sps_gmres_state *S, double *u)
+extern "C" cudaError_t sps_cuda_gmres_update(cudaStream_t s, unsigned max_blocks, int64_t n, int m,
+                                             const double *V, int64_t ldv, sps_gmres_state *S,
+                                             double *u)
 {
   const size_t ldh = (size_t)m + 1;
   gmres_backsolve_kernel<<<1, 32, ldh * sizeof(double), s>>>(S);
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return e;
-  gmres_combine_kernel<<<grid_for(n, max_blocks), kThreads, ldh * sizeof(double), s>>>(n, V, ldv,
-                                                                                     S, u);
+  gmres_combine_kernel<<<grid_for(n, max_blocks), kThreads, ldh * sizeof(double), s>>>(n, V, ldv, S,
+                                                                                       u);
   return cudaGetLastError();
 }

@@ -1,4 +1,5 @@
-/* reduce.cuh: the block and grid reductions shared by the fused Krylov step kernels (deterministic last-block sums). */
+/* reduce.cuh: the block and grid reductions shared by the fused Krylov step kernels (deterministic
+ * last-block sums). */
 #ifndef SPS_CORE_CUDA_REDUCE_CUH
 #define SPS_CORE_CUDA_REDUCE_CUH
 
@@ -6,7 +7,8 @@
 
 #include <cuda_runtime.h>
 
-namespace sps_reduce {
+namespace sps_reduce
+{
 
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
@@ -14,7 +16,8 @@ constexpr int kWarps = kThreads / 32;
 /* Sum over the warp by shuffles down a fixed tree; the total is valid in lane 0. */
 __device__ inline double warp_sum(double v)
 {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+  for (int o = 16; o > 0; o >>= 1)
+    v += __shfl_down_sync(0xffffffffu, v, o);
   return v;
 }
 

@@ -1,4 +1,5 @@
-/* krylov_steps.c: tests of the device-driven GMRES(m) and BiCGSTAB steps of the backend ops table, on the CPU always and on CUDA against the CPU when a GPU is present. */
+/* krylov_steps.c: tests of the device-driven GMRES(m) and BiCGSTAB steps of the backend ops table,
+ * on the CPU always and on CUDA against the CPU when a GPU is present. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,17 +35,19 @@ static void csr_matvec(const csr *A, const double *x, double *y)
 {
   for (int64_t i = 0; i < A->n; i++) {
     double s = 0.0;
-    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) s += A->val[k] * x[A->colind[k]];
+    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+      s += A->val[k] * x[A->colind[k]];
     y[i] = s;
   }
 }
 
-/* Nonsymmetric, diagonally dominant: 4 + i/n on the diagonal, -1.2 left, -0.8 right, one random entry (columns sorted, duplicates summed). */
+/* Nonsymmetric, diagonally dominant: 4 + i/n on the diagonal, -1.2 left, -0.8 right, one random
+ * entry (columns sorted, duplicates summed). */
 static csr make_convdiff(int64_t n, uint64_t seed)
 {
   sps_rng rng = {seed};
-  csr A = {n, xmalloc((size_t)(n + 1) * sizeof(int64_t)), xmalloc((size_t)(4 * n) * sizeof(int32_t)),
-           xmalloc((size_t)(4 * n) * sizeof(double))};
+  csr A = {n, xmalloc((size_t)(n + 1) * sizeof(int64_t)),
+           xmalloc((size_t)(4 * n) * sizeof(int32_t)), xmalloc((size_t)(4 * n) * sizeof(double))};
   int64_t k = 0;
   A.rowptr[0] = 0;
   for (int64_t i = 0; i < n; i++) {
@@ -80,7 +83,8 @@ static csr make_two_eigs(int64_t n, uint64_t seed)
   sps_rng rng = {seed};
   int64_t h = n / 2;
   csr A = {n, xmalloc((size_t)(n + 1) * sizeof(int64_t)),
-           xmalloc((size_t)(n * (h + 1)) * sizeof(int32_t)), xmalloc((size_t)(n * (h + 1)) * sizeof(double))};
+           xmalloc((size_t)(n * (h + 1)) * sizeof(int32_t)),
+           xmalloc((size_t)(n * (h + 1)) * sizeof(double))};
   int64_t k = 0;
   A.rowptr[0] = 0;
   for (int64_t i = 0; i < n; i++) {
@@ -126,27 +130,31 @@ static csr make_identity(int64_t n)
 static void random_vector(double *x, int64_t n, uint64_t seed)
 {
   sps_rng rng = {seed};
-  for (int64_t i = 0; i < n; i++) x[i] = sps_rng_uniform(&rng);
+  for (int64_t i = 0; i < n; i++)
+    x[i] = sps_rng_uniform(&rng);
 }
 
 static double norm2(const double *x, int64_t n)
 {
   double s = 0.0;
-  for (int64_t i = 0; i < n; i++) s += x[i] * x[i];
+  for (int64_t i = 0; i < n; i++)
+    s += x[i] * x[i];
   return sqrt(s);
 }
 
 static double max_abs_diff(const double *a, const double *b, int64_t n)
 {
   double d = 0.0;
-  for (int64_t i = 0; i < n; i++) d = fmax(d, fabs(a[i] - b[i]));
+  for (int64_t i = 0; i < n; i++)
+    d = fmax(d, fabs(a[i] - b[i]));
   return d;
 }
 
 static double max_abs(const double *a, int64_t n)
 {
   double d = 0.0;
-  for (int64_t i = 0; i < n; i++) d = fmax(d, fabs(a[i]));
+  for (int64_t i = 0; i < n; i++)
+    d = fmax(d, fabs(a[i]));
   return d;
 }
 
@@ -179,9 +187,9 @@ typedef struct gm {
   int64_t n;
   int m, maxit;
   double *V, *vcur, *w, *u, *H, *R, *cs, *sn, *g, *y, *hist, *work; /* context memory */
-  sps_gmres_state *S;                                                 /* context memory */
-  sps_gmres_state s;                                                  /* host copy */
-  double *hV, *hH, *hR, *hg, *hy, *hu, *hhist;                        /* host copies */
+  sps_gmres_state *S;                                               /* context memory */
+  sps_gmres_state s;                                                /* host copy */
+  double *hV, *hH, *hR, *hg, *hy, *hu, *hhist;                      /* host copies */
 } gm;
 
 static void gm_init(gm *G, sps_context *ctx, int64_t n, int m, int maxit, double tol)
@@ -211,9 +219,18 @@ static void gm_init(gm *G, sps_context *ctx, int64_t n, int m, int maxit, double
   must(ctx, be->fill(ctx, (int64_t)(ldh * (size_t)m), 0.0, G->H), "fill H");
   must(ctx, be->fill(ctx, (int64_t)(ldh * (size_t)m), 0.0, G->R), "fill R");
   must(ctx, be->fill(ctx, maxit + 1, -1.0, G->hist), "fill history");
-  G->s = (sps_gmres_state){.tol = tol, .happy_tol = 1e-14, .H = G->H, .R = G->R, .cs = G->cs,
-                           .sn = G->sn, .g = G->g, .y = G->y, .history = G->hist,
-                           .work = G->work, .m = m, .maxit = maxit};
+  G->s = (sps_gmres_state){.tol = tol,
+                           .happy_tol = 1e-14,
+                           .H = G->H,
+                           .R = G->R,
+                           .cs = G->cs,
+                           .sn = G->sn,
+                           .g = G->g,
+                           .y = G->y,
+                           .history = G->hist,
+                           .work = G->work,
+                           .m = m,
+                           .maxit = maxit};
   put(ctx, G->S, &G->s, sizeof G->s);
   G->hV = xmalloc((size_t)n * ldh * d);
   G->hH = xmalloc(ldh * (size_t)m * d);
@@ -227,8 +244,10 @@ static void gm_init(gm *G, sps_context *ctx, int64_t n, int m, int maxit, double
 static void gm_free(gm *G)
 {
   sps_context *ctx = G->ctx;
-  double *dev[] = {G->V, G->vcur, G->w, G->u, G->H, G->R, G->cs, G->sn, G->g, G->y, G->hist, G->work};
-  for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) ctx->be->free(ctx, dev[i]);
+  double *dev[] = {G->V,  G->vcur, G->w, G->u, G->H,    G->R,
+                   G->cs, G->sn,   G->g, G->y, G->hist, G->work};
+  for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
+    ctx->be->free(ctx, dev[i]);
   ctx->be->free(ctx, G->S);
   free(G->hV);
   free(G->hH);
@@ -298,8 +317,8 @@ static void gm_update(gm *G)
 }
 
 /*
- * The reference: Arnoldi with modified Gram-Schmidt twice (MGS2), Givens rotations and back substitution,
- * written plainly, for k steps from r0. Returns H ((m+1) x m), g (m+1) and u = V_k y.
+ * The reference: Arnoldi with modified Gram-Schmidt twice (MGS2), Givens rotations and back
+ * substitution, written plainly, for k steps from r0. Returns H ((m+1) x m), g (m+1) and u = V_k y.
  */
 static void reference_gmres(const csr *A, const double *r0, int m, int k, double *H, double *g,
                             double *u)
@@ -313,7 +332,8 @@ static void reference_gmres(const csr *A, const double *r0, int m, int k, double
   memset(H, 0, (size_t)ldh * (size_t)m * sizeof(double));
   memset(g, 0, (size_t)ldh * sizeof(double));
   double beta = norm2(r0, n);
-  for (int64_t i = 0; i < n; i++) V[i] = r0[i] / beta;
+  for (int64_t i = 0; i < n; i++)
+    V[i] = r0[i] / beta;
   g[0] = beta;
   for (int j = 0; j < k; j++) {
     double *w = V + (int64_t)(j + 1) * n;
@@ -322,14 +342,18 @@ static void reference_gmres(const csr *A, const double *r0, int m, int k, double
     for (int sweep = 0; sweep < 2; sweep++)
       for (int i = 0; i <= j; i++) {
         double h = 0.0;
-        for (int64_t q = 0; q < n; q++) h += V[q + (int64_t)i * n] * w[q];
+        for (int64_t q = 0; q < n; q++)
+          h += V[q + (int64_t)i * n] * w[q];
         H[i + j * ldh] += h;
-        for (int64_t q = 0; q < n; q++) w[q] -= h * V[q + (int64_t)i * n];
+        for (int64_t q = 0; q < n; q++)
+          w[q] -= h * V[q + (int64_t)i * n];
       }
     double hn = norm2(w, n);
     H[j + 1 + j * ldh] = hn;
-    for (int64_t q = 0; q < n; q++) w[q] /= hn;
-    for (int i = 0; i <= j + 1; i++) Rr[i + j * ldh] = H[i + j * ldh];
+    for (int64_t q = 0; q < n; q++)
+      w[q] /= hn;
+    for (int i = 0; i <= j + 1; i++)
+      Rr[i + j * ldh] = H[i + j * ldh];
     for (int i = 0; i < j; i++) {
       double a = Rr[i + j * ldh], b = Rr[i + 1 + j * ldh];
       Rr[i + j * ldh] = c[i] * a + s[i] * b;
@@ -344,12 +368,14 @@ static void reference_gmres(const csr *A, const double *r0, int m, int k, double
   }
   for (int i = k - 1; i >= 0; i--) {
     double t = g[i];
-    for (int l = i + 1; l < k; l++) t -= Rr[i + l * ldh] * y[l];
+    for (int l = i + 1; l < k; l++)
+      t -= Rr[i + l * ldh] * y[l];
     y[i] = t / Rr[i + i * ldh];
   }
   for (int64_t q = 0; q < n; q++) {
     double t = 0.0;
-    for (int i = 0; i < k; i++) t += V[q + (int64_t)i * n] * y[i];
+    for (int i = 0; i < k; i++)
+      t += V[q + (int64_t)i * n] * y[i];
     u[q] = t;
   }
   free(V);
@@ -364,7 +390,8 @@ static double true_residual(const csr *A, const double *r0, const double *u)
 {
   double *t = xmalloc((size_t)A->n * sizeof(double));
   csr_matvec(A, u, t);
-  for (int64_t i = 0; i < A->n; i++) t[i] = r0[i] - t[i];
+  for (int64_t i = 0; i < A->n; i++)
+    t[i] = r0[i] - t[i];
   double r = norm2(t, A->n);
   free(t);
   return r;
@@ -389,12 +416,14 @@ static void test_gmres_cycle(sps_context *ctx, const char *tag)
          tag, G.s.status, G.s.j, G.s.it);
 
   const int ldh = m + 1;
-  double *Href = xmalloc((size_t)ldh * m * sizeof(double)), *gref = xmalloc((size_t)ldh * sizeof(double));
+  double *Href = xmalloc((size_t)ldh * m * sizeof(double)),
+         *gref = xmalloc((size_t)ldh * sizeof(double));
   double *uref = xmalloc((size_t)n * sizeof(double));
   reference_gmres(&A, r0, m, m, Href, gref, uref);
   double beta = norm2(r0, n);
   double dH = max_abs_diff(G.hH, Href, (int64_t)ldh * m) / max_abs(Href, (int64_t)ldh * m);
-  sps_ok(dH <= 1e-12, "%s gmres: H equals the MGS2 reference Arnoldi's to 1e-12 relative (%.2e)", tag, dH);
+  sps_ok(dH <= 1e-12, "%s gmres: H equals the MGS2 reference Arnoldi's to 1e-12 relative (%.2e)",
+         tag, dH);
   double dg = max_abs_diff(G.hg, gref, ldh) / beta;
   sps_ok(dg <= 1e-12, "%s gmres: g equals the reference's to 1e-12 beta (%.2e)", tag, dg);
   sps_ok(fabs(G.s.resid - fabs(gref[m])) <= 1e-12 * beta && G.hhist[m] == G.s.resid &&
@@ -402,7 +431,8 @@ static void test_gmres_cycle(sps_context *ctx, const char *tag)
          "%s gmres: residual estimate %.6e = |g_m| of the reference %.6e, history[0] = beta", tag,
          G.s.resid, fabs(gref[m]));
   double du = max_abs_diff(G.hu, uref, n) / max_abs(uref, n);
-  sps_ok(du <= 1e-10, "%s gmres: x update V y equals the reference's to 1e-10 relative (%.2e)", tag, du);
+  sps_ok(du <= 1e-10, "%s gmres: x update V y equals the reference's to 1e-10 relative (%.2e)", tag,
+         du);
   double rt = true_residual(&A, r0, G.hu);
   sps_ok(fabs(rt - G.s.resid) <= 1e-10 * beta,
          "%s gmres: true residual ||r0 - A V y|| %.6e matches the estimate to 1e-10 beta", tag, rt);
@@ -412,10 +442,12 @@ static void test_gmres_cycle(sps_context *ctx, const char *tag)
   for (int a = 0; a <= m; a++)
     for (int b = 0; b <= m; b++) {
       double s = 0.0;
-      for (int64_t i = 0; i < n; i++) s += G.hV[i + a * n] * G.hV[i + b * n];
+      for (int64_t i = 0; i < n; i++)
+        s += G.hV[i + a * n] * G.hV[i + b * n];
       orth = fmax(orth, fabs(s - (a == b ? 1.0 : 0.0)));
     }
-  sps_ok(orth <= 1e-14, "%s gmres: CGS2 basis orthonormal, max |V^T V - I| = %.2e <= 1e-14", tag, orth);
+  sps_ok(orth <= 1e-14, "%s gmres: CGS2 basis orthonormal, max |V^T V - I| = %.2e <= 1e-14", tag,
+         orth);
 
   /* A V_m = V_{m+1} H_m */
   double arn = 0.0, hmax = max_abs(G.hH, (int64_t)ldh * m);
@@ -424,16 +456,18 @@ static void test_gmres_cycle(sps_context *ctx, const char *tag)
     csr_matvec(&A, G.hV + (int64_t)j * n, av);
     for (int64_t i = 0; i < n; i++) {
       double s = 0.0;
-      for (int q = 0; q <= j + 1; q++) s += G.hV[i + (int64_t)q * n] * G.hH[q + j * ldh];
+      for (int q = 0; q <= j + 1; q++)
+        s += G.hV[i + (int64_t)q * n] * G.hH[q + j * ldh];
       arn = fmax(arn, fabs(av[i] - s));
     }
   }
-  sps_ok(arn <= 1e-13 * hmax, "%s gmres: Arnoldi relation max |A V_m - V_{m+1} H_m| = %.2e <= 1e-13 max|H|",
-         tag, arn);
+  sps_ok(arn <= 1e-13 * hmax,
+         "%s gmres: Arnoldi relation max |A V_m - V_{m+1} H_m| = %.2e <= 1e-13 max|H|", tag, arn);
   /* R is upper triangular and R^T R = H^T H (the rotations are orthogonal) */
   double tri = 0.0, qr = 0.0;
   for (int j = 0; j < m; j++)
-    for (int i = j + 1; i <= m; i++) tri = fmax(tri, fabs(G.hR[i + j * ldh]));
+    for (int i = j + 1; i <= m; i++)
+      tri = fmax(tri, fabs(G.hR[i + j * ldh]));
   for (int a = 0; a < m; a++)
     for (int b = 0; b < m; b++) {
       double s1 = 0.0, s2 = 0.0;
@@ -457,7 +491,8 @@ static void test_gmres_cycle(sps_context *ctx, const char *tag)
   /* A second cycle from the true residual continues the count until maxit. */
   double *r1 = xmalloc((size_t)n * sizeof(double));
   csr_matvec(&A, G.hu, r1);
-  for (int64_t i = 0; i < n; i++) r1[i] = r0[i] - r1[i];
+  for (int64_t i = 0; i < n; i++)
+    r1[i] = r0[i] - r1[i];
   gm_free(&G);
   gm_init(&G, ctx, n, m, 30, 0.0);
   gm_start(&G, r0);
@@ -485,8 +520,8 @@ static void test_gmres_cycle(sps_context *ctx, const char *tag)
              G.hhist[k - 1] > 1e-3 * beta,
          "%s gmres: CONVERGED at the first j with |g_{j+1}| <= tol (j = %d)", tag, k);
   rt = true_residual(&A, r0, G.hu);
-  sps_ok(fabs(rt - G.s.resid) <= 1e-10 * beta, "%s gmres: true residual at convergence %.3e (estimate %.3e)",
-         tag, rt, G.s.resid);
+  sps_ok(fabs(rt - G.s.resid) <= 1e-10 * beta,
+         "%s gmres: true residual at convergence %.3e (estimate %.3e)", tag, rt, G.s.resid);
   gm_free(&G);
 
   free(r0);
@@ -537,7 +572,8 @@ static void test_gmres_edges(sps_context *ctx, const char *tag)
   must(ctx, ctx->be->fill(ctx, n, 7.0, G.u), "fill");
   gm_update(&G);
   gm_read_all(&G);
-  sps_ok(G.s.status == SPS_GMRES_CONVERGED && G.s.j == 0 && G.s.beta == 0.0 && max_abs(G.hu, n) == 0.0,
+  sps_ok(G.s.status == SPS_GMRES_CONVERGED && G.s.j == 0 && G.s.beta == 0.0 &&
+             max_abs(G.hu, n) == 0.0,
          "%s gmres: r = 0 starts CONVERGED and the update gives u = 0", tag);
   random_vector(r, n, 32);
   r[17] = NAN;
@@ -545,7 +581,8 @@ static void test_gmres_edges(sps_context *ctx, const char *tag)
   must(ctx, ctx->be->fill(ctx, n, 7.0, G.u), "fill");
   gm_update(&G);
   gm_read_all(&G);
-  for (int64_t i = 0; i < n; i++) u[i] = 7.0;
+  for (int64_t i = 0; i < n; i++)
+    u[i] = 7.0;
   sps_ok(G.s.status == SPS_GMRES_NAN && max_abs_diff(G.hu, u, n) == 0.0,
          "%s gmres: NaN in r starts NAN; the update leaves u alone", tag);
   gm_free(&G);
@@ -558,8 +595,8 @@ static void test_gmres_edges(sps_context *ctx, const char *tag)
   put(ctx, G.w + 3, bad, sizeof bad);
   must(ctx, ctx->be->gmres_arnoldi(ctx, n, G.m, G.V, n, G.w, G.vcur, G.S), "arnoldi");
   gm_read_state(&G);
-  sps_ok(G.s.status == SPS_GMRES_NAN && G.s.it == 1, "%s gmres: NaN in w stops with NAN (it %d)", tag,
-         G.s.it);
+  sps_ok(G.s.status == SPS_GMRES_NAN && G.s.it == 1, "%s gmres: NaN in w stops with NAN (it %d)",
+         tag, G.s.it);
   gm_free(&G);
 
   gm_init(&G, ctx, n, 5, 2, 0.0);
@@ -604,11 +641,13 @@ static void bs_init(bs *B, sps_context *ctx, int64_t n, int maxit)
 static void bs_free(bs *B)
 {
   double *v[] = {B->x, B->r, B->r0hat, B->p, B->v, B->s, B->t, B->phat, B->shat, B->hist};
-  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) B->ctx->be->free(B->ctx, v[i]);
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+    B->ctx->be->free(B->ctx, v[i]);
   B->ctx->be->free(B->ctx, B->S);
 }
 
-/* Host product y = A D^-1 x on context vectors (D^-1 given on the host, NULL for identity), and z = D^-1 x. */
+/* Host product y = A D^-1 x on context vectors (D^-1 given on the host, NULL for identity), and z =
+ * D^-1 x. */
 static void bs_precond_matvec(bs *B, const csr *A, const double *dinv, const double *x, double *z,
                               double *y)
 {
@@ -616,7 +655,8 @@ static void bs_precond_matvec(bs *B, const csr *A, const double *dinv, const dou
   double *hx = xmalloc(bytes), *hy = xmalloc(bytes);
   get(B->ctx, hx, x, bytes);
   if (dinv)
-    for (int64_t i = 0; i < B->n; i++) hx[i] *= dinv[i];
+    for (int64_t i = 0; i < B->n; i++)
+      hx[i] *= dinv[i];
   put(B->ctx, z, hx, bytes);
   csr_matvec(A, hx, hy);
   put(B->ctx, y, hy, bytes);
@@ -642,7 +682,8 @@ static void bs_solve(bs *B, const csr *A, const double *dinv, const double *b, d
     bs_precond_matvec(B, A, dinv, B->p, B->phat, B->v);
     must(ctx, be->bicgstab_step_a(ctx, B->n, B->r0hat, B->v, B->r, B->s, B->S), "step_a");
     bs_precond_matvec(B, A, dinv, B->s, B->shat, B->t);
-    must(ctx, be->bicgstab_step_b(ctx, B->n, B->t, B->s, B->phat, B->shat, B->r0hat, B->x, B->r, B->S),
+    must(ctx,
+         be->bicgstab_step_b(ctx, B->n, B->t, B->s, B->phat, B->shat, B->r0hat, B->x, B->r, B->S),
          "step_b");
     must(ctx, be->bicgstab_direction(ctx, B->n, B->r, B->v, B->p, B->S), "direction");
   }
@@ -662,15 +703,20 @@ static void reference_bicgstab(const csr *A, const double *dinv, const double *b
   memcpy(rh, b, bytes);
   memcpy(p, b, bytes);
   double rho = 0.0;
-  for (int64_t i = 0; i < n; i++) rho += rh[i] * r[i];
+  for (int64_t i = 0; i < n; i++)
+    rho += rh[i] * r[i];
   for (int it = 0; it < k; it++) {
-    for (int64_t i = 0; i < n; i++) ph[i] = dinv ? dinv[i] * p[i] : p[i];
+    for (int64_t i = 0; i < n; i++)
+      ph[i] = dinv ? dinv[i] * p[i] : p[i];
     csr_matvec(A, ph, v);
     double sig = 0.0;
-    for (int64_t i = 0; i < n; i++) sig += rh[i] * v[i];
+    for (int64_t i = 0; i < n; i++)
+      sig += rh[i] * v[i];
     double alpha = rho / sig;
-    for (int64_t i = 0; i < n; i++) s[i] = r[i] - alpha * v[i];
-    for (int64_t i = 0; i < n; i++) sh[i] = dinv ? dinv[i] * s[i] : s[i];
+    for (int64_t i = 0; i < n; i++)
+      s[i] = r[i] - alpha * v[i];
+    for (int64_t i = 0; i < n; i++)
+      sh[i] = dinv ? dinv[i] * s[i] : s[i];
     csr_matvec(A, sh, t);
     double ts = 0.0, tt = 0.0;
     for (int64_t i = 0; i < n; i++) {
@@ -686,7 +732,8 @@ static void reference_bicgstab(const csr *A, const double *dinv, const double *b
     hist[it + 1] = norm2(r, n);
     double beta = rho2 / rho * alpha / omega;
     rho = rho2;
-    for (int64_t i = 0; i < n; i++) p[i] = r[i] + beta * (p[i] - omega * v[i]);
+    for (int64_t i = 0; i < n; i++)
+      p[i] = r[i] + beta * (p[i] - omega * v[i]);
   }
   free(r);
   free(rh);
@@ -717,9 +764,11 @@ static void test_bicgstab(sps_context *ctx, const char *tag)
   get(ctx, hh, B.hist, sizeof hh);
   reference_bicgstab(&A, dinv, b, k, xref, hist);
   double dx = max_abs_diff(x, xref, n) / max_abs(xref, n), dh = 0.0;
-  for (int i = 1; i <= k; i++) dh = fmax(dh, fabs(hh[i] - hist[i]) / hist[i]);
+  for (int i = 1; i <= k; i++)
+    dh = fmax(dh, fabs(hh[i] - hist[i]) / hist[i]);
   sps_ok(B.h.status == SPS_BICGSTAB_RUNNING && B.h.it == k && dx <= 1e-11 && dh <= 1e-9,
-         "%s bicgstab: %d Jacobi-preconditioned steps equal a plain loop (x %.2e, ||r|| %.2e relative)",
+         "%s bicgstab: %d Jacobi-preconditioned steps equal a plain loop (x %.2e, ||r|| %.2e "
+         "relative)",
          tag, k, dx, dh);
   bs_free(&B);
 
@@ -773,12 +822,13 @@ static void test_bicgstab(sps_context *ctx, const char *tag)
     put(ctx, B.phat, ones, sizeof ones);
     put(ctx, B.shat, ones, sizeof ones);
     put(ctx, B.r0hat, ones, sizeof ones);
-    must(ctx, ctx->be->bicgstab_step_b(ctx, 4, B.t, B.s, B.phat, B.shat, B.r0hat, B.x, B.r, B.S), "b");
+    must(ctx, ctx->be->bicgstab_step_b(ctx, 4, B.t, B.s, B.phat, B.shat, B.r0hat, B.x, B.r, B.S),
+         "b");
     get(ctx, &B.h, B.S, sizeof B.h);
     get(ctx, hx, B.x, sizeof hx);
     get(ctx, hr, B.r, sizeof hr);
-    sps_ok(B.h.status == SPS_BICGSTAB_BREAKDOWN && B.h.omega == 0.0 && B.h.it == 1 && hx[0] == 0.5 &&
-               hx[3] == 0.5 && hr[0] == 1.0 && hr[1] == 0.0,
+    sps_ok(B.h.status == SPS_BICGSTAB_BREAKDOWN && B.h.omega == 0.0 && B.h.it == 1 &&
+               hx[0] == 0.5 && hx[3] == 0.5 && hr[0] == 1.0 && hr[1] == 0.0,
            "%s bicgstab: (t, s) = 0 gives omega = 0, x += alpha phat, r = s, BREAKDOWN", tag);
     /* rho_new = 0: s = e0 + e1, t = e0, so omega = 1, r = e1, r0hat = e0 */
     B.h.status = SPS_BICGSTAB_RUNNING;
@@ -787,11 +837,12 @@ static void test_bicgstab(sps_context *ctx, const char *tag)
     put(ctx, B.s, s01, sizeof s01);
     put(ctx, B.t, e0, sizeof e0);
     put(ctx, B.r0hat, e0, sizeof e0);
-    must(ctx, ctx->be->bicgstab_step_b(ctx, 4, B.t, B.s, B.phat, B.shat, B.r0hat, B.x, B.r, B.S), "b");
+    must(ctx, ctx->be->bicgstab_step_b(ctx, 4, B.t, B.s, B.phat, B.shat, B.r0hat, B.x, B.r, B.S),
+         "b");
     get(ctx, &B.h, B.S, sizeof B.h);
     get(ctx, hr, B.r, sizeof hr);
-    sps_ok(B.h.status == SPS_BICGSTAB_BREAKDOWN && B.h.omega == 1.0 && hr[0] == 0.0 && hr[1] == 1.0 &&
-               B.h.rr == 1.0,
+    sps_ok(B.h.status == SPS_BICGSTAB_BREAKDOWN && B.h.omega == 1.0 && hr[0] == 0.0 &&
+               hr[1] == 1.0 && B.h.rr == 1.0,
            "%s bicgstab: rho_new = (r0hat, r) = 0 is BREAKDOWN", tag);
     /* direction: p = r + beta (p - omega v) */
     const double pv[4] = {1, 2, 3, 4}, vv[4] = {4, 3, 2, 1}, rv[4] = {1, -1, 1, -1};
@@ -805,8 +856,8 @@ static void test_bicgstab(sps_context *ctx, const char *tag)
     put(ctx, B.r, rv, sizeof rv);
     must(ctx, ctx->be->bicgstab_direction(ctx, 4, B.r, B.v, B.p, B.S), "direction");
     get(ctx, hp, B.p, sizeof hp);
-    sps_ok(hp[0] == 1 + 0.5 * (1 - 8) && hp[1] == -1 + 0.5 * (2 - 6) && hp[2] == 1 + 0.5 * (3 - 4) &&
-               hp[3] == -1 + 0.5 * (4 - 2),
+    sps_ok(hp[0] == 1 + 0.5 * (1 - 8) && hp[1] == -1 + 0.5 * (2 - 6) &&
+               hp[2] == 1 + 0.5 * (3 - 4) && hp[3] == -1 + 0.5 * (4 - 2),
            "%s bicgstab: direction p = r + beta (p - omega v)", tag);
     /* NaN in v stops at step A */
     const double nanv[4] = {NAN, 1, 1, 1};
@@ -850,7 +901,8 @@ static void test_cuda_vs_cpu(sps_context *cpu, sps_context *gpu)
   sps_ok(G[1].s.status == G[0].s.status && G[1].s.it == G[0].s.it && G[1].s.j == G[0].s.j,
          "cuda gmres: same status %d, it %d, j %d as the CPU", G[1].s.status, G[1].s.it, G[1].s.j);
   sps_ok(dH <= 1e-12 && dR <= 1e-12 && dg <= 1e-12 && dy <= 1e-10 && du <= 1e-10 && dV <= 1e-12,
-         "cuda gmres: H %.1e, R %.1e, g %.1e, y %.1e, u %.1e, V %.1e relative to the CPU's (<= 1e-12, 1e-10 for y and u)",
+         "cuda gmres: H %.1e, R %.1e, g %.1e, y %.1e, u %.1e, V %.1e relative to the CPU's (<= "
+         "1e-12, 1e-10 for y and u)",
          dH, dR, dg, dy, du, dV);
 
   /* The same cycle with one inner iteration captured as a graph (SpMV + Arnoldi) and replayed. */
@@ -868,19 +920,22 @@ static void test_cuda_vs_cpu(sps_context *cpu, sps_context *gpu)
   must(gpu, sps_spmv_apply_raw(plan, 1.0, Gg.vcur, 0.0, Gg.w), "spmv");
   must(gpu, be->gmres_arnoldi(gpu, n, m, Gg.V, n, Gg.w, Gg.vcur, Gg.S), "arnoldi");
   must(gpu, be->graph_end(gpu, &graph), "graph_end");
-  for (int k = 0; k < m + 4; k++) must(gpu, be->graph_launch(gpu, graph), "graph_launch");
+  for (int k = 0; k < m + 4; k++)
+    must(gpu, be->graph_launch(gpu, graph), "graph_launch");
   be->graph_destroy(gpu, graph);
   gm_update(&Gg);
   gm_read_all(&Gg);
   double gdH = max_abs_diff(G[0].hH, Gg.hH, nh) / max_abs(G[0].hH, nh);
   double gdu = max_abs_diff(G[0].hu, Gg.hu, n) / max_abs(G[0].hu, n);
   sps_ok(Gg.s.status == SPS_GMRES_CYCLE_END && Gg.s.it == m && gdH <= 1e-12 && gdu <= 1e-10,
-         "cuda gmres: %d replays of one captured inner iteration give the CPU cycle (it %d, H %.1e, u %.1e)",
+         "cuda gmres: %d replays of one captured inner iteration give the CPU cycle (it %d, H "
+         "%.1e, u %.1e)",
          m + 4, Gg.s.it, gdH, gdu);
   gm_free(&Gg);
   sps_spmv_plan_destroy(&plan);
   sps_matrix_destroy(&M);
-  for (int q = 0; q < 2; q++) gm_free(&G[q]);
+  for (int q = 0; q < 2; q++)
+    gm_free(&G[q]);
 
   /* BiCGSTAB: 10 steps on both */
   double *b = r0, *x[2];
