@@ -187,6 +187,181 @@ static sps_status cpu_cg_direction(sps_context *ctx, int64_t n, const double *z,
   return cpu_axpby(ctx, n, 1.0, z, S->beta, p);
 }
 
+/* The CPU steps need only the m+1 second-pass Gram-Schmidt coefficients in S->work. */
+static sps_status cpu_gmres_workspace(sps_context *ctx, int64_t n, int m, size_t *ndoubles)
+{
+  SPS_CHECK_ARG(ctx, n >= 0, "n");
+  SPS_CHECK_ARG(ctx, m >= 1, "m");
+  SPS_CHECK_ARG(ctx, ndoubles != NULL, "ndoubles");
+  *ndoubles = (size_t)m + 1;
+  return SPS_SUCCESS;
+}
+
+/* beta <- ||r||, g <- beta e_1, j <- 0, the status; v_0 = r/beta into V(:,0) and vcur. */
+static sps_status cpu_gmres_start(sps_context *ctx, int64_t n, const double *r, double *V,
+                                  double *vcur, sps_gmres_state *S)
+{
+  double beta;
+  cpu_nrm2(ctx, n, r, &beta);
+  sps_gmres_open_cycle(S, beta);
+  if (S->status != SPS_GMRES_RUNNING) return SPS_SUCCESS;
+  const double inv = 1.0 / beta;
+#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
+  for (int64_t i = 0; i < n; i++) {
+    double v = r[i] * inv;
+    V[i] = v;
+    vcur[i] = v;
+  }
+  return SPS_SUCCESS;
+}
+
+/*
+ * One CGS2 Arnoldi step on column j = S->j: h = V_j^T w, w -= V_j h, h2 = V_j^T w,
+ * w -= V_j h2 (V_j = V(:, 0:j)), H(0:j, j) = h + h2, H(j+1, j) = ||w||, v_{j+1} = w/||w||,
+ * then the rotations, g and the status (sps_gmres_close_column).
+ */
+static sps_status cpu_gmres_arnoldi(sps_context *ctx, int64_t n, int m, double *V, int64_t ldv,
+                                    double *w, double *vcur, sps_gmres_state *S)
+{
+  (void)m;
+  if (S->status != SPS_GMRES_RUNNING) return SPS_SUCCESS;
+  const int j = S->j, nc = j + 1, ldh = S->m + 1;
+  double *h = S->H + (int64_t)j * ldh, *h2 = S->work, *col = S->R + (int64_t)j * ldh;
+  double ww;
+  cpu_dot(ctx, n, w, w, &ww);
+  S->wnorm = sqrt(ww);
+  /* h = V_j^T w; w <- w - V_j h */
+  cpu_gemv_t(ctx, n, nc, V, ldv, w, h);
+  cpu_gemv_n(ctx, n, nc, -1.0, V, ldv, h, w);
+  /* h2 = V_j^T w; w <- w - V_j h2; H(0:j, j) = h + h2 */
+  cpu_gemv_t(ctx, n, nc, V, ldv, w, h2);
+  cpu_gemv_n(ctx, n, nc, -1.0, V, ldv, h2, w);
+  for (int i = 0; i < nc; i++) h[i] += h2[i];
+  cpu_dot(ctx, n, w, w, &ww);
+  S->hnext = sqrt(ww);
+  h[j + 1] = S->hnext;
+  for (int i = 0; i <= j + 1; i++) col[i] = h[i];
+  sps_gmres_close_column(S, col);
+  if (!S->vnext) return SPS_SUCCESS;
+  S->vnext = 0;
+  /* v_{j+1} = w / h_{j+1,j} into V(:, j+1) and vcur */
+  const double inv = 1.0 / S->hnext;
+  double *vn = V + (int64_t)(j + 1) * ldv;
+#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
+  for (int64_t i = 0; i < n; i++) {
+    double v = w[i] * inv;
+    vn[i] = v;
+    vcur[i] = v;
+  }
+  return SPS_SUCCESS;
+}
+
+/* k = S->j: y <- R_k^-1 g_k by column-oriented back substitution, u <- V_k y. */
+static sps_status cpu_gmres_update(sps_context *ctx, int64_t n, int m, const double *V,
+                                   int64_t ldv, sps_gmres_state *S, double *u)
+{
+  (void)m;
+  if (S->status == SPS_GMRES_NAN) return SPS_SUCCESS;
+  const int k = S->j, ldh = S->m + 1;
+  double *y = S->y, *t = S->work;
+  for (int i = 0; i < k; i++) t[i] = S->g[i];
+  /* for i = k-1 .. 0: y_i = t_i / r_ii; t_l -= r_li y_i (l < i) */
+  for (int i = k - 1; i >= 0; i--) {
+    const double *ri = S->R + (int64_t)i * ldh;
+    double yi = t[i] / ri[i];
+    y[i] = yi;
+    for (int l = 0; l < i; l++) t[l] -= ri[l] * yi;
+  }
+  cpu_fill(ctx, n, 0.0, u);
+  return cpu_gemv_n(ctx, n, k, 1.0, V, ldv, y, u);
+}
+
+/* sigma <- r0hat.v, alpha <- rho/sigma; s <- r - alpha v, ss <- s.s, the early-exit test. */
+static sps_status cpu_bicgstab_step_a(sps_context *ctx, int64_t n, const double *r0hat,
+                                      const double *v, const double *r, double *s,
+                                      sps_bicgstab_state *S)
+{
+  if (S->status != SPS_BICGSTAB_RUNNING) return SPS_SUCCESS;
+  double sigma;
+  cpu_dot(ctx, n, r0hat, v, &sigma);
+  S->sigma = sigma;
+  if (!isfinite(sigma)) {
+    S->status = SPS_BICGSTAB_NAN;
+    return SPS_SUCCESS;
+  }
+  if (sigma == 0.0) {
+    S->status = SPS_BICGSTAB_BREAKDOWN;
+    return SPS_SUCCESS;
+  }
+  const double alpha = S->rho / sigma;
+  S->alpha = alpha;
+  double ss = 0.0;
+#pragma omp parallel for schedule(static) reduction(+ : ss) if (n > SPS_OMP_MIN)
+  for (int64_t i = 0; i < n; i++) {
+    double si = r[i] - alpha * v[i];
+    s[i] = si;
+    ss += si * si;
+  }
+  S->ss = ss;
+  if (!isfinite(ss)) S->status = SPS_BICGSTAB_NAN;
+  else if (ss <= S->tol2) S->half = 1;
+  return SPS_SUCCESS;
+}
+
+/* omega <- t.s/t.t; x += alpha phat + omega shat; r <- s - omega t; rho, rr, beta, the test. */
+static sps_status cpu_bicgstab_step_b(sps_context *ctx, int64_t n, const double *t,
+                                      const double *s, const double *phat, const double *shat,
+                                      const double *r0hat, double *x, double *r,
+                                      sps_bicgstab_state *S)
+{
+  (void)ctx;
+  if (S->status != SPS_BICGSTAB_RUNNING) return SPS_SUCCESS;
+  const double alpha = S->alpha;
+  if (S->half) {
+    /* ||s|| passed: x += alpha phat, r <- s */
+#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
+    for (int64_t i = 0; i < n; i++) {
+      x[i] += alpha * phat[i];
+      r[i] = s[i];
+    }
+    sps_bicgstab_close_step(S, S->ss, S->rho);
+    return SPS_SUCCESS;
+  }
+  double ts = 0.0, tt = 0.0;
+#pragma omp parallel for schedule(static) reduction(+ : ts, tt) if (n > SPS_OMP_MIN)
+  for (int64_t i = 0; i < n; i++) {
+    ts += t[i] * s[i];
+    tt += t[i] * t[i];
+  }
+  S->ts = ts;
+  S->tt = tt;
+  const double omega = tt != 0.0 ? ts / tt : 0.0;
+  S->omega = omega;
+  double rho = 0.0, rr = 0.0;
+#pragma omp parallel for schedule(static) reduction(+ : rho, rr) if (n > SPS_OMP_MIN)
+  for (int64_t i = 0; i < n; i++) {
+    x[i] += alpha * phat[i] + omega * shat[i];
+    double ri = s[i] - omega * t[i];
+    r[i] = ri;
+    rho += r0hat[i] * ri;
+    rr += ri * ri;
+  }
+  sps_bicgstab_close_step(S, rr, rho);
+  return SPS_SUCCESS;
+}
+
+/* p <- r + beta (p - omega v) */
+static sps_status cpu_bicgstab_direction(sps_context *ctx, int64_t n, const double *r,
+                                         const double *v, double *p, const sps_bicgstab_state *S)
+{
+  (void)ctx;
+  if (S->status != SPS_BICGSTAB_RUNNING) return SPS_SUCCESS;
+  const double beta = S->beta, omega = S->omega;
+#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
+  for (int64_t i = 0; i < n; i++) p[i] = r[i] + beta * (p[i] - omega * v[i]);
+  return SPS_SUCCESS;
+}
+
 const sps_backend sps_backend_cpu = {
     .name = "cpu",
     .malloc = cpu_malloc,
@@ -208,4 +383,11 @@ const sps_backend sps_backend_cpu = {
     .cg_alpha = cpu_cg_alpha,
     .cg_update = cpu_cg_update,
     .cg_direction = cpu_cg_direction,
+    .gmres_workspace = cpu_gmres_workspace,
+    .gmres_start = cpu_gmres_start,
+    .gmres_arnoldi = cpu_gmres_arnoldi,
+    .gmres_update = cpu_gmres_update,
+    .bicgstab_step_a = cpu_bicgstab_step_a,
+    .bicgstab_step_b = cpu_bicgstab_step_b,
+    .bicgstab_direction = cpu_bicgstab_direction,
 };

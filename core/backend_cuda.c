@@ -244,6 +244,77 @@ static sps_status cu_cg_direction(sps_context *ctx, int64_t n, const double *z, 
   return SPS_SUCCESS;
 }
 
+static sps_status cu_gmres_workspace(sps_context *ctx, int64_t n, int m, size_t *ndoubles)
+{
+  SPS_CHECK_ARG(ctx, n >= 0, "n");
+  SPS_CHECK_ARG(ctx, m >= 1, "m");
+  SPS_CHECK_ARG(ctx, ndoubles != NULL, "ndoubles");
+  if (m > SPS_GMRES_STEPS_MAX_M)
+    SPS_FAIL(ctx, SPS_ERR_UNSUPPORTED,
+             "GMRES steps on the GPU: restart %d exceeds the limit %d of their shared memory", m,
+             SPS_GMRES_STEPS_MAX_M);
+  *ndoubles = sps_cuda_gmres_workspace(sps_cuda(ctx)->reduce_blocks, m);
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_gmres_start(sps_context *ctx, int64_t n, const double *r, double *V,
+                                 double *vcur, sps_gmres_state *S)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_gmres_start(cs->stream, cs->reduce_blocks, n, r, V, vcur, S,
+                                            cs->ticket));
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_gmres_arnoldi(sps_context *ctx, int64_t n, int m, double *V, int64_t ldv,
+                                   double *w, double *vcur, sps_gmres_state *S)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  SPS_CHECK_ARG(ctx, m >= 1 && m <= SPS_GMRES_STEPS_MAX_M, "m");
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_gmres_arnoldi(cs->stream, cs->reduce_blocks, n, m, V, ldv, w, vcur,
+                                              S, cs->ticket));
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_gmres_update(sps_context *ctx, int64_t n, int m, const double *V,
+                                  int64_t ldv, sps_gmres_state *S, double *u)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  SPS_CHECK_ARG(ctx, m >= 1 && m <= SPS_GMRES_STEPS_MAX_M, "m");
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_gmres_update(cs->stream, cs->reduce_blocks, n, m, V, ldv, S, u));
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_bicgstab_step_a(sps_context *ctx, int64_t n, const double *r0hat,
+                                     const double *v, const double *r, double *s,
+                                     sps_bicgstab_state *S)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_bicgstab_step_a(cs->stream, cs->reduce_blocks, n, r0hat, v, r, s,
+                                                S, cs->partials, cs->ticket));
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_bicgstab_step_b(sps_context *ctx, int64_t n, const double *t,
+                                     const double *s, const double *phat, const double *shat,
+                                     const double *r0hat, double *x, double *r,
+                                     sps_bicgstab_state *S)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_bicgstab_step_b(cs->stream, cs->reduce_blocks, n, t, s, phat, shat,
+                                                r0hat, x, r, S, cs->partials, cs->ticket));
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_bicgstab_direction(sps_context *ctx, int64_t n, const double *r,
+                                        const double *v, double *p, const sps_bicgstab_state *S)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  SPS_CUDA_LAUNCH(ctx,
+                  sps_cuda_bicgstab_direction(cs->stream, cs->reduce_blocks, n, r, v, p, S));
+  return SPS_SUCCESS;
+}
+
 static sps_status cu_graph_begin(sps_context *ctx)
 {
   SPS_CUDA(ctx, cudaStreamBeginCapture(sps_cuda(ctx)->stream, cudaStreamCaptureModeThreadLocal));
@@ -298,6 +369,13 @@ const sps_backend sps_backend_cuda = {
     .cg_alpha = cu_cg_alpha,
     .cg_update = cu_cg_update,
     .cg_direction = cu_cg_direction,
+    .gmres_workspace = cu_gmres_workspace,
+    .gmres_start = cu_gmres_start,
+    .gmres_arnoldi = cu_gmres_arnoldi,
+    .gmres_update = cu_gmres_update,
+    .bicgstab_step_a = cu_bicgstab_step_a,
+    .bicgstab_step_b = cu_bicgstab_step_b,
+    .bicgstab_direction = cu_bicgstab_direction,
     .graph_begin = cu_graph_begin,
     .graph_end = cu_graph_end,
     .graph_launch = cu_graph_launch,

@@ -84,6 +84,30 @@ cudaError_t sps_cuda_cg_update(cudaStream_t s, unsigned max_blocks, int64_t n, c
 cudaError_t sps_cuda_cg_direction(cudaStream_t s, unsigned max_blocks, int64_t n, const double *z,
                                   double *p, const sps_cg_state *S);
 
+/* Launchers of core/cuda/gmres_steps.cu (fused GMRES(m) steps, H and g on the device). */
+size_t sps_cuda_gmres_workspace(unsigned max_blocks, int m);
+cudaError_t sps_cuda_gmres_start(cudaStream_t s, unsigned max_blocks, int64_t n, const double *r,
+                                 double *V, double *vcur, sps_gmres_state *S, unsigned *ticket);
+cudaError_t sps_cuda_gmres_arnoldi(cudaStream_t s, unsigned max_blocks, int64_t n, int m,
+                                   double *V, int64_t ldv, double *w, double *vcur,
+                                   sps_gmres_state *S, unsigned *ticket);
+cudaError_t sps_cuda_gmres_update(cudaStream_t s, unsigned max_blocks, int64_t n, int m,
+                                  const double *V, int64_t ldv, sps_gmres_state *S, double *u);
+
+/* Launchers of core/cuda/bicgstab_steps.cu (fused BiCGSTAB steps, scalars on the device). */
+cudaError_t sps_cuda_bicgstab_step_a(cudaStream_t st, unsigned max_blocks, int64_t n,
+                                     const double *r0hat, const double *v, const double *r,
+                                     double *s, sps_bicgstab_state *S, double *partials,
+                                     unsigned *ticket);
+cudaError_t sps_cuda_bicgstab_step_b(cudaStream_t st, unsigned max_blocks, int64_t n,
+                                     const double *t, const double *s, const double *phat,
+                                     const double *shat, const double *r0hat, double *x,
+                                     double *r, sps_bicgstab_state *S, double *partials,
+                                     unsigned *ticket);
+cudaError_t sps_cuda_bicgstab_direction(cudaStream_t st, unsigned max_blocks, int64_t n,
+                                        const double *r, const double *v, double *p,
+                                        const sps_bicgstab_state *S);
+
 /* core/cuda/device_query.cu: count devices, name device 0, and run a probe kernel on it. */
 int sps_cuda_device_query_impl(int *count, char *name, size_t len);
 

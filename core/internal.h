@@ -112,6 +112,54 @@ typedef struct sps_backend {
   sps_status (*cg_direction)(sps_context *ctx, int64_t n, const double *z, double *p,
                              const sps_cg_state *S);
   /*
+   * Device-driven GMRES(m) steps (core/krylov_state.h, struct sps_gmres_state): H, R, the
+   * rotations, g, y and the partials stay in the context's memory; one inner iteration is the
+   * solver's w <- A M^-1 vcur followed by gmres_arnoldi, which reads j from S, so the same
+   * issued (or captured) work serves every j. Optional; all or none of the four.
+   *   gmres_workspace  *ndoubles <- the length of S->work for vectors of n and restart m;
+   *                    SPS_ERR_UNSUPPORTED when m exceeds the backend's limit
+   *   gmres_start      beta <- ||r||; v_0 = r/beta into V(:,0) and vcur; g <- beta e_1; j <- 0;
+   *                    history[it] <- beta; status RUNNING, or CONVERGED (beta <= tol),
+   *                    NAN (beta not finite), MAX_ITERATIONS (it >= maxit)
+   *   gmres_arnoldi    CGS2: h = V_j^T w, w -= V_j h, h2 = V_j^T w, w -= V_j h2 (j+1 columns);
+   *                    H(0:j,j) <- h + h2, H(j+1,j) <- ||w||, v_{j+1} = w/||w|| into V(:,j+1)
+   *                    and vcur; R(:,j) <- H(:,j) with the previous rotations and a new one
+   *                    applied; g rotated; resid, history[it+1]; it++, j++; the status
+   *                    (NAN, HAPPY_BREAKDOWN, CONVERGED, MAX_ITERATIONS, CYCLE_END, in this
+   *                    order; BREAKDOWN, with j and it unchanged, when r_jj = 0). w is
+   *                    overwritten. m must be S->m (the CUDA launch sizes shared memory by it)
+   *   gmres_update     k = S->j: y <- R(0:k,0:k)^-1 g(0:k) (back substitution), u <- V_k y;
+   *                    does nothing when the status is NAN. The solver then adds M^-1 u to x
+   * Unlike the other steps, start and update run whatever the status (the host calls them).
+   */
+  sps_status (*gmres_workspace)(sps_context *ctx, int64_t n, int m, size_t *ndoubles);
+  sps_status (*gmres_start)(sps_context *ctx, int64_t n, const double *r, double *V, double *vcur,
+                            sps_gmres_state *S);
+  sps_status (*gmres_arnoldi)(sps_context *ctx, int64_t n, int m, double *V, int64_t ldv,
+                              double *w, double *vcur, sps_gmres_state *S);
+  sps_status (*gmres_update)(sps_context *ctx, int64_t n, int m, const double *V, int64_t ldv,
+                             sps_gmres_state *S, double *u);
+  /*
+   * Device-driven BiCGSTAB steps (struct sps_bicgstab_state), right preconditioned: with
+   * phat = M^-1 p, v = A phat, shat = M^-1 s, t = A shat issued by the solver in between,
+   *   bicgstab_step_a     sigma <- r0hat.v, alpha <- rho/sigma (sigma = 0: BREAKDOWN);
+   *                       s <- r - alpha v, ss <- s.s; ss <= tol2 sets S->half
+   *   bicgstab_step_b     omega <- t.s / t.t (0 when t = 0); x += alpha phat + omega shat,
+   *                       r <- s - omega t, rho_new <- r0hat.r, rr <- r.r, it++, history;
+   *                       NAN, CONVERGED, BREAKDOWN (omega = 0 or rho_new = 0) or
+   *                       beta <- (rho_new/rho)(alpha/omega) and MAX_ITERATIONS at maxit.
+   *                       With S->half set: x += alpha phat, r <- s, CONVERGED
+   *   bicgstab_direction  p <- r + beta (p - omega v)
+   * Each returns at once when the status is not RUNNING. Optional; all or none.
+   */
+  sps_status (*bicgstab_step_a)(sps_context *ctx, int64_t n, const double *r0hat, const double *v,
+                                const double *r, double *s, sps_bicgstab_state *S);
+  sps_status (*bicgstab_step_b)(sps_context *ctx, int64_t n, const double *t, const double *s,
+                                const double *phat, const double *shat, const double *r0hat,
+                                double *x, double *r, sps_bicgstab_state *S);
+  sps_status (*bicgstab_direction)(sps_context *ctx, int64_t n, const double *r, const double *v,
+                                   double *p, const sps_bicgstab_state *S);
+  /*
    * Graphs: record the backend work issued between graph_begin and graph_end (no host
    * synchronisation in between) and replay it with graph_launch. Optional.
    */

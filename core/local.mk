@@ -22,6 +22,8 @@ libspsolve_la_SOURCES += \
 	%reldir%/backend_cuda.c \
 	%reldir%/cuda/device_query.cu \
 	%reldir%/cuda/vector_kernels.cu \
-	%reldir%/cuda/cg_steps.cu
+	%reldir%/cuda/cg_steps.cu \
+	%reldir%/cuda/gmres_steps.cu \
+	%reldir%/cuda/bicgstab_steps.cu
 endif
-EXTRA_DIST += %reldir%/cuda_state.h
+EXTRA_DIST += %reldir%/cuda_state.h %reldir%/cuda/reduce.cuh

@@ -10,3 +10,9 @@ TESTS += tests/regress/solvers %reldir%/regress/regress-cuda.sh
 tests_regress_solvers_SOURCES = %reldir%/regress/solvers.c
 tests_regress_solvers_LDADD = $(TEST_LDADD)
 EXTRA_DIST += %reldir%/regress/regress-cuda.sh
+# Device-driven GMRES(m) and BiCGSTAB steps of the backend ops table (core/krylov_state.h).
+check_PROGRAMS += tests/unit/krylov_steps
+TESTS += tests/unit/krylov_steps
+tests_unit_krylov_steps_SOURCES = %reldir%/unit/krylov_steps.c
+tests_unit_krylov_steps_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core -I$(top_srcdir)/spmv -I$(top_srcdir)/tests
+tests_unit_krylov_steps_LDADD = $(TEST_LDADD)
