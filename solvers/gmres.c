@@ -1,5 +1,6 @@
-/* gmres.c: restarted GMRES(m), right preconditioned, Givens rotations, MGS or CGS2. */
+/* gmres.c: restarted GMRES(m), right preconditioned, Givens rotations, driven from the device in batches (CGS2) or from the host (MGS). */
 #include <math.h>
+#include <string.h>
 
 #include "solver_internal.h"
 
@@ -17,28 +18,57 @@
  *     apply it to g: |g_{j+1}| = ||b - A x_j|| (in exact arithmetic)
  *   x = x_0 + M^-1 V_k y,  y = argmin ||beta e_1 - H_k y|| = R_k^-1 g_{1:k}
  *
- * Orthogonalisation: modified Gram-Schmidt (one inner product and one update per basis
- * vector, j+1 reductions in sequence) or classical Gram-Schmidt twice, CGS2 (Giraud et al.
- * 2005: two passes of h = V^T w, w <- w - V h; two block reductions, as orthogonal as MGS in
- * practice; the default, because gemv_t is one reduction on a GPU).
+ * Orthogonalisation: classical Gram-Schmidt twice, CGS2 (Giraud et al. 2005: two passes of
+ * h = V^T w, w <- w - V h; two block reductions, as orthogonal as MGS in practice; the
+ * default, because V^T w is one reduction on a GPU), or modified Gram-Schmidt (one inner
+ * product and one update per basis vector, j+1 reductions in sequence).
  *
  * Stopping test: |g_{j+1}| <= max(rtol*||b||, atol). Iterations count inner steps. When the
  * estimate claims convergence (or the cycle ends) x is updated and the true residual
  * b - Ax recomputed; if it does not pass, the next cycle starts from it.
  *
  * Happy breakdown: h_{j+1,j} ~ 0 (below 1e-14 ||A M^-1 v_j||) means the Krylov space is
- * invariant and x_j is the solution: the cycle stops cleanly and x is updated. A zero
- * diagonal in the rotated H (A M^-1 singular on the space) is SPS_DIVERGED_BREAKDOWN unless
- * the true residual already passes.
+ * invariant and x_j is the solution: the cycle stops cleanly and x is updated; if the true
+ * residual does not pass (rounding), the next cycle starts from it. A zero diagonal in the
+ * rotated H (A M^-1 singular on the space) is SPS_DIVERGED_BREAKDOWN unless the true residual
+ * already passes.
+ *
+ * Execution. With CGS2, on a backend with the GMRES steps (core/krylov_state.h), the cycle
+ * runs on the device: H, the rotations, g and the status stay in the backend's memory, one
+ * inner iteration is z <- M^-1 vcur, w <- A z and gmres_arnoldi, which reads the column index
+ * from the state, so one inner iteration is captured as a graph at setup (where the backend
+ * records graphs) and replayed. The host issues a batch of inner iterations without waiting
+ * (to the end of the cycle at most; its length adapts to the observed rate of decrease, or
+ * stops at the next multiple of the monitor interval) and reads the state once per batch; a
+ * step that finds the state stopped does nothing, so the count is exact. At the end of a cycle
+ * gmres_update forms u = V_k y, x += M^-1 u, the true residual decides, and gmres_start opens
+ * the next cycle. The residual history is written on the device and downloaded at the end.
+ * The host-driven loop below (scalars on the host, one reduction read back per Gram-Schmidt
+ * pass) is kept only as the fallback: for MGS, whose j+1 sequential reductions the device
+ * steps do not implement, for a backend without the GMRES steps, and for a restart the
+ * backend's steps refuse (above SPS_GMRES_STEPS_MAX_M on the GPU).
  */
 
 #define GMRES_HAPPY_TOL 1e-14
 
+/* The shortest and longest batch of inner iterations issued between two reads of the state. */
+#define GMRES_MIN_BATCH 4
+#define GMRES_MAX_BATCH 1024
+
 typedef struct gmres_work {
   int m;
+  int device;      /* 1: the device-driven CGS2 cycle; 0: the host-driven fallback */
   double *V;       /* n x (m+1), column-major with leading dimension n: the Krylov basis */
-  double *zv;      /* M^-1 v (unused without preconditioner) */
-  double *u;       /* V y before the preconditioner (unused without preconditioner) */
+  double *z;       /* M^-1 v, then M^-1 u (NULL without preconditioner) */
+  double *u;       /* V y (host path: NULL without preconditioner) */
+  /* The device-driven cycle. */
+  double *vcur;    /* the newest basis vector (fixed address for the graph) */
+  double *w;       /* A M^-1 vcur, orthogonalised in place by gmres_arnoldi */
+  double *dense;   /* H, R, cs, sn, g, y, the steps' workspace, the history: backend memory */
+  sps_gmres_state init; /* the state with its pointers set, uploaded at each solve */
+  sps_gmres_state *S;   /* the state in the backend's memory */
+  void *graph;          /* one inner iteration, or NULL */
+  /* The host-driven fallback. */
   double *H;       /* (m+1) x m on the host, column-major: the rotated Hessenberg matrix */
   double *h2;      /* m+1 on the host: the second CGS pass */
   double *cs, *sn; /* m Givens rotations */
@@ -48,51 +78,257 @@ typedef struct gmres_work {
 
 static void gmres_destroy(sps_solver *s)
 {
-  gmres_work *w = s->work;
-  if (!w) return;
-  sps_solver_vec_free(s, &w->zv);
-  sps_solver_vec_free(s, &w->u);
-  if (w->V) s->ctx->be->free(s->ctx, w->V);
-  sps_host_free(w->H);
-  sps_host_free(w->h2);
-  sps_host_free(w->cs);
-  sps_host_free(w->sn);
-  sps_host_free(w->g);
-  sps_host_free(w->y);
-  sps_host_free(w);
+  gmres_work *gw = s->work;
+  if (!gw) return;
+  sps_context *ctx = s->ctx;
+  if (gw->graph) ctx->be->graph_destroy(ctx, gw->graph);
+  sps_solver_vec_free(s, &gw->z);
+  sps_solver_vec_free(s, &gw->u);
+  sps_solver_vec_free(s, &gw->vcur);
+  sps_solver_vec_free(s, &gw->w);
+  if (gw->V) ctx->be->free(ctx, gw->V);
+  if (gw->dense) ctx->be->free(ctx, gw->dense);
+  if (gw->S) ctx->be->free(ctx, gw->S);
+  sps_host_free(gw->H);
+  sps_host_free(gw->h2);
+  sps_host_free(gw->cs);
+  sps_host_free(gw->sn);
+  sps_host_free(gw->g);
+  sps_host_free(gw->y);
+  sps_host_free(gw);
   s->work = NULL;
+}
+
+/*
+ * Whether the device-driven cycle can run: CGS2, the four steps present, and a restart the
+ * backend accepts (*nwork gets its workspace length). A refusal only selects the fallback, so
+ * the context's last error message is left as it was.
+ */
+static int gmres_device_ok(sps_solver *s, size_t *nwork)
+{
+  sps_context *ctx = s->ctx;
+  const sps_backend *be = ctx->be;
+  if (s->orthog != SPS_ORTHOG_CGS2 || !be->gmres_workspace || !be->gmres_start ||
+      !be->gmres_arnoldi || !be->gmres_update)
+    return 0;
+  char saved[SPS_ERRMSG_LEN];
+  memcpy(saved, ctx->errmsg, sizeof saved);
+  if (be->gmres_workspace(ctx, s->n, s->restart, nwork) == SPS_SUCCESS) return 1;
+  memcpy(ctx->errmsg, saved, sizeof saved);
+  return 0;
+}
+
+/* One device-driven inner iteration: z <- M^-1 vcur, w <- A z, then the CGS2 Arnoldi step. */
+static sps_status gmres_issue(sps_solver *s, gmres_work *gw)
+{
+  sps_context *ctx = s->ctx;
+  const double *zin = gw->vcur;
+  if (gw->z) {
+    SPS_CHECK(sps_precond_apply(s->pc, gw->vcur, gw->z));
+    zin = gw->z;
+  }
+  SPS_CHECK(sps_spmv_apply_raw(s->plan, 1.0, zin, 0.0, gw->w));
+  return ctx->be->gmres_arnoldi(ctx, s->n, gw->m, gw->V, s->n, gw->w, gw->vcur, gw->S);
+}
+
+/* The work space of the device-driven cycle: vectors, the dense block, the state, the graph. */
+static sps_status gmres_setup_device(sps_solver *s, gmres_work *gw, size_t nwork)
+{
+  sps_context *ctx = s->ctx;
+  const sps_backend *be = ctx->be;
+  const size_t m = (size_t)gw->m, ldh = m + 1;
+  const size_t nhist = s->history_on ? (size_t)s->maxit + 1 : 0;
+  const size_t ndense = 2 * ldh * m + 2 * m + ldh + m + nwork + nhist;
+  sps_status st = SPS_SUCCESS;
+  SPS_CHECK(sps_solver_vec_alloc(s, &gw->vcur, "GMRES current basis vector"));
+  SPS_CHECK(sps_solver_vec_alloc(s, &gw->w, "GMRES A M^-1 v"));
+  SPS_CHECK(sps_solver_vec_alloc(s, &gw->u, "GMRES V y"));
+  if (!sps_precond_is_identity(s->pc)) SPS_CHECK(sps_solver_vec_alloc(s, &gw->z, "GMRES M^-1 v"));
+  SPS_CHECK(be->malloc(ctx, (void **)&gw->dense, ndense * sizeof(double),
+                       "GMRES Hessenberg, rotations and history"));
+  SPS_CHECK(be->malloc(ctx, (void **)&gw->S, sizeof *gw->S, "GMRES state"));
+  sps_gmres_state *h = &gw->init;
+  h->H = gw->dense;
+  h->R = h->H + ldh * m;
+  h->cs = h->R + ldh * m;
+  h->sn = h->cs + m;
+  h->g = h->sn + m;
+  h->y = h->g + ldh;
+  h->work = h->y + m;
+  h->history = nhist ? h->work + nwork : NULL;
+  h->happy_tol = GMRES_HAPPY_TOL;
+  h->m = gw->m;
+  if (be->graph_begin && s->n > 0) {
+    /* The steps read j and the scalars from the state, so one captured iteration serves all. */
+    SPS_CHECK(be->graph_begin(ctx));
+    st = gmres_issue(s, gw);
+    sps_status st_end = be->graph_end(ctx, &gw->graph);
+    if (st == SPS_SUCCESS) st = st_end;
+  }
+  return st;
+}
+
+/* The work space of the host-driven fallback: host arrays for H, the rotations, g, y. */
+static sps_status gmres_setup_host(sps_solver *s, gmres_work *gw)
+{
+  sps_context *ctx = s->ctx;
+  const size_t m = (size_t)gw->m;
+  if (!sps_precond_is_identity(s->pc)) {
+    SPS_CHECK(sps_solver_vec_alloc(s, &gw->z, "GMRES M^-1 v"));
+    SPS_CHECK(sps_solver_vec_alloc(s, &gw->u, "GMRES V y"));
+  }
+  SPS_CHECK(sps_host_calloc(ctx, (void **)&gw->H, (m + 1) * m, sizeof(double), "GMRES Hessenberg"));
+  SPS_CHECK(sps_host_calloc(ctx, (void **)&gw->h2, m + 1, sizeof(double), "GMRES CGS2 pass"));
+  SPS_CHECK(sps_host_calloc(ctx, (void **)&gw->cs, m, sizeof(double), "GMRES rotations"));
+  SPS_CHECK(sps_host_calloc(ctx, (void **)&gw->sn, m, sizeof(double), "GMRES rotations"));
+  SPS_CHECK(sps_host_calloc(ctx, (void **)&gw->g, m + 1, sizeof(double), "GMRES rhs"));
+  return sps_host_calloc(ctx, (void **)&gw->y, m, sizeof(double), "GMRES y");
 }
 
 static sps_status gmres_setup(sps_solver *s)
 {
   sps_context *ctx = s->ctx;
   sps_status st = SPS_SUCCESS;
-  gmres_work *w;
+  gmres_work *gw;
   const size_t m = (size_t)s->restart;
-  SPS_CHECK(sps_host_calloc(ctx, (void **)&w, 1, sizeof *w, "GMRES work space"));
-  s->work = w;
-  w->m = s->restart;
+  SPS_CHECK(sps_host_calloc(ctx, (void **)&gw, 1, sizeof *gw, "GMRES work space"));
+  s->work = gw;
+  gw->m = s->restart;
   if ((size_t)s->n > 0 && m + 1 > SIZE_MAX / sizeof(double) / (size_t)s->n)
     SPS_TRY_FAIL(ctx, SPS_ERR_SIZE, "GMRES basis: %zu vectors of length %lld overflow size_t",
                  m + 1, (long long)s->n);
-  SPS_TRY(ctx->be->malloc(ctx, (void **)&w->V, (m + 1) * (size_t)s->n * sizeof(double),
+  SPS_TRY(ctx->be->malloc(ctx, (void **)&gw->V, (m + 1) * (size_t)s->n * sizeof(double),
                           "GMRES Krylov basis"));
-  if (!sps_precond_is_identity(s->pc)) {
-    SPS_TRY(sps_solver_vec_alloc(s, &w->zv, "GMRES M^-1 v"));
-    SPS_TRY(sps_solver_vec_alloc(s, &w->u, "GMRES V y"));
-  }
-  SPS_TRY(sps_host_calloc(ctx, (void **)&w->H, (m + 1) * m, sizeof(double), "GMRES Hessenberg"));
-  SPS_TRY(sps_host_calloc(ctx, (void **)&w->h2, m + 1, sizeof(double), "GMRES CGS2 pass"));
-  SPS_TRY(sps_host_calloc(ctx, (void **)&w->cs, m, sizeof(double), "GMRES rotations"));
-  SPS_TRY(sps_host_calloc(ctx, (void **)&w->sn, m, sizeof(double), "GMRES rotations"));
-  SPS_TRY(sps_host_calloc(ctx, (void **)&w->g, m + 1, sizeof(double), "GMRES rhs"));
-  SPS_TRY(sps_host_calloc(ctx, (void **)&w->y, m, sizeof(double), "GMRES y"));
+  size_t nwork = 0;
+  gw->device = gmres_device_ok(s, &nwork);
+  if (gw->device) SPS_TRY(gmres_setup_device(s, gw, nwork));
+  else SPS_TRY(gmres_setup_host(s, gw));
 cleanup:
   if (st) gmres_destroy(s);
   return st;
 }
 
-/* Orthogonalise w against the columns V_0..V_j; h[0..j] <- the projections. */
+/*
+ * The length of the next batch when no monitor is set: as many inner iterations as the last
+ * batch's rate of decrease says remain, at least GMRES_MIN_BATCH, at most twice the last.
+ */
+static int gmres_next_batch(const sps_solver *s, int last, double rate, double rnorm)
+{
+  int b = 2 * last;
+  if (rate > 0.0 && rate < 1.0 && rnorm > s->tol) {
+    double need = ceil(log(s->tol / rnorm) / log(rate));
+    if (need < b) b = (int)need;
+  }
+  if (b < GMRES_MIN_BATCH) b = GMRES_MIN_BATCH;
+  if (b > GMRES_MAX_BATCH) b = GMRES_MAX_BATCH;
+  return b;
+}
+
+/*
+ * The end of a device-driven cycle (the state h was just read, its status is not RUNNING):
+ * x += M^-1 V_k y, then the true residual gives the reason or the next cycle is opened.
+ * *rnorm gets ||b - Ax||.
+ */
+static sps_status gmres_cycle_end(sps_solver *s, gmres_work *gw, const double *b, double *x,
+                                  sps_gmres_state *h, double *rnorm)
+{
+  sps_context *ctx = s->ctx;
+  const sps_backend *be = ctx->be;
+  const int64_t n = s->n;
+  if (h->status == SPS_GMRES_NAN) {
+    s->reason = SPS_DIVERGED_NAN;
+    return SPS_SUCCESS;
+  }
+  /* u <- V_k y, y = R_k^-1 g_k;  x <- x + M^-1 u */
+  SPS_CHECK(be->gmres_update(ctx, n, gw->m, gw->V, n, gw->S, gw->u));
+  if (gw->z) {
+    SPS_CHECK(sps_precond_apply(s->pc, gw->u, gw->z));
+    SPS_CHECK(be->axpy(ctx, n, 1.0, gw->z, x));
+  } else {
+    SPS_CHECK(be->axpy(ctx, n, 1.0, gw->u, x));
+  }
+  sps_reason reason;
+  SPS_CHECK(sps_solver_confirm(s, b, x, s->r, rnorm, &reason));
+  if (reason != SPS_REASON_NONE) {
+    s->reason = reason;
+    return SPS_SUCCESS;
+  }
+  switch (h->status) {
+  case SPS_GMRES_BREAKDOWN:
+    s->reason = SPS_DIVERGED_BREAKDOWN;
+    return SPS_SUCCESS;
+  case SPS_GMRES_MAX_ITERATIONS:
+    s->reason = SPS_DIVERGED_MAX_ITERATIONS;
+    return SPS_SUCCESS;
+  case SPS_GMRES_CONVERGED:
+    if (h->j == 0) {
+      /* gmres_start found ||r|| <= tol where the host's norm of the same r did not: the two
+       * reductions differ in the last bits, and no further step can change r. */
+      s->reason = sps_solver_test(s, h->beta);
+      return SPS_SUCCESS;
+    }
+    break;
+  default: /* CYCLE_END, HAPPY_BREAKDOWN */
+    break;
+  }
+  if (h->it >= s->maxit) {
+    s->reason = SPS_DIVERGED_MAX_ITERATIONS;
+    return SPS_SUCCESS;
+  }
+  /* The next cycle from the true residual: v_0 = r / ||r||, g = ||r|| e_1, j = 0. */
+  SPS_CHECK(be->gmres_start(ctx, n, s->r, gw->V, gw->vcur, gw->S));
+  h->j = 0;
+  return SPS_SUCCESS;
+}
+
+static sps_status gmres_solve_device(sps_solver *s, const double *b, double *x, double rnorm0)
+{
+  sps_context *ctx = s->ctx;
+  const sps_backend *be = ctx->be;
+  gmres_work *gw = s->work;
+  const int monitor_every = s->monitor ? s->monitor_every : 0;
+  sps_gmres_state h = gw->init;
+  double rnorm = rnorm0;
+
+  h.tol = s->tol;
+  h.maxit = s->maxit;
+  SPS_CHECK(be->upload(ctx, gw->S, &h, sizeof h));
+  SPS_CHECK(be->gmres_start(ctx, s->n, s->r, gw->V, gw->vcur, gw->S));
+  s->reason = SPS_REASON_NONE;
+  int want = GMRES_MIN_BATCH, monitored = 0;
+  while (s->reason == SPS_REASON_NONE) {
+    /* To the next monitor call or the adaptive length; never past the cycle or maxit. */
+    int len = monitor_every > 0 ? monitor_every - h.it % monitor_every : want;
+    if (len > gw->m - h.j) len = gw->m - h.j;
+    if (len > s->maxit - h.it) len = s->maxit - h.it;
+    if (len < 1) len = 1;
+    const int it0 = h.it;
+    const double rnorm_batch = rnorm;
+    for (int k = 0; k < len; k++) {
+      if (gw->graph) SPS_CHECK(be->graph_launch(ctx, gw->graph));
+      else SPS_CHECK(gmres_issue(s, gw));
+    }
+    SPS_CHECK(be->download(ctx, &h, gw->S, sizeof h));
+    rnorm = h.resid;
+    if (monitor_every > 0 && h.it > monitored && h.it % monitor_every == 0) {
+      s->monitor(s->monitor_user, h.it, rnorm);
+      monitored = h.it;
+    }
+    double rate = 0.0;
+    if (h.it > it0 && rnorm > 0.0 && rnorm_batch > 0.0)
+      rate = pow(rnorm / rnorm_batch, 1.0 / (h.it - it0));
+    want = gmres_next_batch(s, want, rate, rnorm);
+    if (h.status != SPS_GMRES_RUNNING) SPS_CHECK(gmres_cycle_end(s, gw, b, x, &h, &rnorm));
+  }
+  s->iterations = h.it;
+  if (h.history && h.it > 0) {
+    SPS_CHECK(be->download(ctx, s->history + 1, h.history + 1, (size_t)h.it * sizeof(double)));
+    s->history_count = h.it + 1;
+  }
+  return SPS_SUCCESS;
+}
+
+/* Host-driven fallback: orthogonalise w against V_0..V_j; h[0..j] <- the projections. */
 static sps_status gmres_orthogonalize(sps_solver *s, gmres_work *gw, int j, double *w, double *h)
 {
   sps_context *ctx = s->ctx;
@@ -117,7 +353,8 @@ static sps_status gmres_orthogonalize(sps_solver *s, gmres_work *gw, int j, doub
   return SPS_SUCCESS;
 }
 
-static sps_status gmres_solve(sps_solver *s, const double *b, double *x, double rnorm0)
+/* Host-driven fallback: the scalars of each cycle on the host, every inner step recorded. */
+static sps_status gmres_solve_host(sps_solver *s, const double *b, double *x, double rnorm0)
 {
   sps_context *ctx = s->ctx;
   const sps_backend *be = ctx->be;
@@ -142,8 +379,8 @@ static sps_status gmres_solve(sps_solver *s, const double *b, double *x, double 
       /* w <- A M^-1 v_j */
       const double *zj = vj;
       if (!identity) {
-        SPS_CHECK(sps_precond_apply(s->pc, vj, gw->zv));
-        zj = gw->zv;
+        SPS_CHECK(sps_precond_apply(s->pc, vj, gw->z));
+        zj = gw->z;
       }
       SPS_CHECK(sps_spmv_apply_raw(s->plan, 1.0, zj, 0.0, w));
       SPS_CHECK(gmres_orthogonalize(s, gw, j, w, col));
@@ -202,8 +439,8 @@ static sps_status gmres_solve(sps_solver *s, const double *b, double *x, double 
       } else {
         SPS_CHECK(be->fill(ctx, n, 0.0, gw->u));
         SPS_CHECK(be->gemv_n(ctx, n, k, 1.0, gw->V, n, y, gw->u));
-        SPS_CHECK(sps_precond_apply(s->pc, gw->u, gw->zv));
-        SPS_CHECK(be->axpy(ctx, n, 1.0, gw->zv, x));
+        SPS_CHECK(sps_precond_apply(s->pc, gw->u, gw->z));
+        SPS_CHECK(be->axpy(ctx, n, 1.0, gw->z, x));
       }
     }
     /* The true residual starts the next cycle or confirms convergence. */
@@ -224,6 +461,12 @@ static sps_status gmres_solve(sps_solver *s, const double *b, double *x, double 
   }
   s->iterations = it;
   return SPS_SUCCESS;
+}
+
+static sps_status gmres_solve(sps_solver *s, const double *b, double *x, double rnorm0)
+{
+  const gmres_work *gw = s->work;
+  return gw->device ? gmres_solve_device(s, b, x, rnorm0) : gmres_solve_host(s, b, x, rnorm0);
 }
 
 const sps_solver_method sps_solver_method_gmres = {

@@ -28,12 +28,6 @@ sps_status sps_solver_type_from_name(const char *name, sps_solver_type *type)
   return SPS_ERR_ARGUMENT;
 }
 
-const sps_solver_fused *sps_solver_fused_for(const sps_context *ctx)
-{
-  (void)ctx;
-  return NULL;
-}
-
 /* Helpers shared by the methods. */
 
 int sps_solver_bad(double v)
@@ -192,12 +186,19 @@ sps_status sps_solver_set_restart(sps_solver *s, int restart)
   return SPS_SUCCESS;
 }
 
+/* GMRES builds a different work space for MGS (host-driven) and CGS2, so a change after setup rebuilds it. */
 sps_status sps_solver_set_orthogonalization(sps_solver *s, sps_orthog orthog)
 {
   if (!s) return SPS_ERR_ARGUMENT;
   if (orthog != SPS_ORTHOG_MGS && orthog != SPS_ORTHOG_CGS2)
     SPS_FAIL(s->ctx, SPS_ERR_ARGUMENT, "unknown orthogonalisation %d", (int)orthog);
+  const int changed = s->orthog != orthog;
   s->orthog = orthog;
+  if (s->is_setup && changed && s->method->type == SPS_SOLVER_GMRES) {
+    sps_status st = work_alloc(s);
+    if (st) s->is_setup = 0;
+    return st;
+  }
   return SPS_SUCCESS;
 }
 
@@ -281,7 +282,6 @@ sps_status sps_solver_setup(sps_solver *s, const sps_matrix *A)
   solver_release(s);
   s->A = A;
   s->n = A->nrows;
-  s->fused = sps_solver_fused_for(ctx);
   SPS_TRY(sps_spmv_plan_create(ctx, &s->plan, A, s->spmv_kind));
   SPS_TRY(sps_spmv_plan_set_threads_per_row(s->plan, s->spmv_threads_per_row));
   SPS_TRY(sps_spmv_plan_setup(s->plan));
@@ -337,10 +337,7 @@ sps_status sps_solver_solve(sps_solver *s, const sps_vector *b, sps_vector *x)
     if (sps_solver_bad(s->bnorm) || sps_solver_bad(rnorm0))
       s->reason = SPS_DIVERGED_NAN;
     else if ((s->reason = sps_solver_test(s, rnorm0)) == SPS_REASON_NONE) {
-      if (s->fused && s->fused->run[s->method->type])
-        SPS_CHECK(s->fused->run[s->method->type](s, b->data, x->data, rnorm0));
-      else
-        SPS_CHECK(s->method->solve(s, b->data, x->data, rnorm0));
+      SPS_CHECK(s->method->solve(s, b->data, x->data, rnorm0));
     }
     SPS_CHECK(sps_solver_residual(s, b->data, x->data, s->r, &s->res_abs));
     s->res_rel = s->res_abs / s->bnorm;

@@ -1,4 +1,4 @@
-/* solver_internal.h: the solver structure, the method registry and optional fused steps. */
+/* solver_internal.h: the solver structure, the method registry and the helpers the methods share. */
 #ifndef SPS_SOLVER_INTERNAL_H
 #define SPS_SOLVER_INTERNAL_H
 
@@ -14,11 +14,16 @@ extern "C" {
  * One Krylov method, written once against the backend ops table (ctx->be) and the SpMV plan.
  *   setup    allocates the method's work space in s->work (vectors with s->ctx->be->malloc,
  *            small dense arrays on the host); called by sps_solver_setup and again when a
- *            setting that sizes the work space (the GMRES restart) changes after setup.
+ *            setting that sizes or selects the work space (restart, orthogonalisation,
+ *            maximum iterations, history) changes after setup.
  *   solve    iterates from x, whose true residual b - Ax is already in s->r with norm rnorm0
- *            (not NaN, above the tolerance, b nonzero). It allocates nothing, records each
- *            iteration with sps_solver_record(), confirms a claimed convergence with
+ *            (not NaN, above the tolerance, b nonzero; the driver has recorded iteration 0).
+ *            It allocates nothing, fills s->history[1..iterations] (with sps_solver_record()
+ *            per iteration, or from a history kept in the backend's memory and downloaded at
+ *            the end), calls the monitor, confirms a claimed convergence with
  *            sps_solver_confirm(), and sets s->reason and s->iterations.
+ * Fused steps (several vector operations in one kernel, scalars kept in the backend's memory)
+ * are entries of the backend ops table (core/internal.h); a method uses them when present.
  *   destroy  frees s->work.
  */
 typedef struct sps_solver_method {
@@ -32,32 +37,6 @@ typedef struct sps_solver_method {
 extern const sps_solver_method sps_solver_method_cg;
 extern const sps_solver_method sps_solver_method_gmres;
 extern const sps_solver_method sps_solver_method_bicgstab;
-
-/*
- * Fused steps a backend may supply (Ginkgo's cg::step_1 / step_2): one kernel in place of
- * several ops-table calls, with the same result up to rounding. Every entry is optional; a
- * method calls an entry when it is not NULL and otherwise composes the step from ctx->be.
- * The table for a context comes from sps_solver_fused_for() at setup; no backend supplies one
- * yet, so every method runs on the composed ops today.
- *
- *   bicgstab_step_1  p <- r + beta*(p - omega*v)
- *   bicgstab_step_2  x <- x + alpha*phat + omega*shat, r <- s - omega*t
- *   run[type]        the whole iteration of a method (for instance a batch of iterations
- *                    captured in a CUDA graph, with the residual checked every k steps). It
- *                    has the contract of sps_solver_method.solve and replaces it entirely.
- */
-typedef struct sps_solver_fused {
-  sps_status (*bicgstab_step_1)(sps_context *ctx, int64_t n, double beta, double omega,
-                                const double *r, const double *v, double *p);
-  sps_status (*bicgstab_step_2)(sps_context *ctx, int64_t n, double alpha, double omega,
-                                const double *phat, const double *shat, const double *s,
-                                const double *t, double *x, double *r);
-  sps_status (*run[SPS_SOLVER_TYPE_COUNT])(sps_solver *s, const double *b, double *x,
-                                           double rnorm0);
-} sps_solver_fused;
-
-/* The fused steps of the context's backend, or NULL when it has none (every backend today). */
-const sps_solver_fused *sps_solver_fused_for(const sps_context *ctx);
 
 struct sps_solver {
   sps_context *ctx;
@@ -82,7 +61,6 @@ struct sps_solver {
   int64_t n;
   sps_spmv_plan *plan;
   sps_precond *pc;
-  const sps_solver_fused *fused;
   double *r;        /* n: the residual, shared by the driver and the method */
   void *work;       /* the method's work space */
   int work_restart; /* the restart the work space was sized for (GMRES) */
