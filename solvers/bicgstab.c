@@ -1,4 +1,4 @@
-/* bicgstab.c: BiCGSTAB with right preconditioning, for nonsymmetric A, driven from the device in batches. */
+/* bicgstab.c: right-preconditioned BiCGSTAB, driven from the device in batches. */
 #include <math.h>
 
 #include "solver_internal.h"
@@ -47,13 +47,13 @@
 #define BICGSTAB_MAX_BATCH 1024
 
 typedef struct bicgstab_work {
-  double *rhat;              /* the shadow residual */
-  double *p, *v, *sv, *t;    /* direction, A phat, s, A shat */
-  double *phat, *shat;       /* M^-1 p, M^-1 s (NULL without preconditioner: they alias p, s) */
-  double *xw;                /* the iterate (x is copied in and out, so graphs see fixed addresses) */
-  sps_bicgstab_state *S;     /* the scalar state, in the backend's memory */
-  double *history;           /* maxit + 1 norms in the backend's memory, or NULL */
-  void *graph;               /* BICGSTAB_GRAPH_ITERATIONS iterations, or NULL */
+  double *rhat;           /* the shadow residual */
+  double *p, *v, *sv, *t; /* direction, A phat, s, A shat */
+  double *phat, *shat;    /* M^-1 p, M^-1 s (NULL without preconditioner: they alias p, s) */
+  double *xw;             /* the iterate (x is copied in and out, so graphs see fixed addresses) */
+  sps_bicgstab_state *S;  /* the scalar state, in the backend's memory */
+  double *history;        /* maxit + 1 norms in the backend's memory, or NULL */
+  void *graph;            /* BICGSTAB_GRAPH_ITERATIONS iterations, or NULL */
 } bicgstab_work;
 
 static void bicgstab_destroy(sps_solver *s)
@@ -76,7 +76,7 @@ static void bicgstab_destroy(sps_solver *s)
   s->work = NULL;
 }
 
-/* Issue one iteration: phat <- M^-1 p, v <- A phat, step A, shat <- M^-1 s, t <- A shat, step B, p. */
+/* One iteration: phat <- M^-1 p, v <- A phat, step A, shat <- M^-1 s, t <- A shat, step B, p. */
 static sps_status bicgstab_issue(sps_solver *s, bicgstab_work *w)
 {
   sps_context *ctx = s->ctx;
@@ -102,8 +102,7 @@ static sps_status bicgstab_setup(sps_solver *s)
   const sps_backend *be = ctx->be;
   sps_status st = SPS_SUCCESS;
   if (!be->bicgstab_step_a || !be->bicgstab_step_b || !be->bicgstab_direction)
-    SPS_FAIL(ctx, SPS_ERR_UNSUPPORTED, "BiCGSTAB: the %s backend has no BiCGSTAB steps",
-             be->name);
+    SPS_FAIL(ctx, SPS_ERR_UNSUPPORTED, "BiCGSTAB: the %s backend has no BiCGSTAB steps", be->name);
   bicgstab_work *w;
   SPS_CHECK(sps_host_calloc(ctx, (void **)&w, 1, sizeof *w, "BiCGSTAB work space"));
   s->work = w;
@@ -150,9 +149,12 @@ static sps_status bicgstab_start(sps_solver *s, bicgstab_work *w, sps_bicgstab_s
   h->rho = rho;
   h->rr = rho;
   h->half = 0;
-  if (sps_solver_bad(rho)) h->status = SPS_BICGSTAB_NAN;
-  else if (rho == 0.0) h->status = SPS_BICGSTAB_BREAKDOWN;
-  else h->status = SPS_BICGSTAB_RUNNING;
+  if (sps_solver_bad(rho))
+    h->status = SPS_BICGSTAB_NAN;
+  else if (rho == 0.0)
+    h->status = SPS_BICGSTAB_BREAKDOWN;
+  else
+    h->status = SPS_BICGSTAB_RUNNING;
   return be->upload(ctx, w->S, h, sizeof *h);
 }
 
@@ -208,11 +210,11 @@ static sps_status bicgstab_solve(sps_solver *s, const double *b, double *x, doub
       if (w->graph)
         for (; k + BICGSTAB_GRAPH_ITERATIONS <= batch; k += BICGSTAB_GRAPH_ITERATIONS)
           SPS_CHECK(be->graph_launch(ctx, w->graph));
-      for (; k < batch; k++) SPS_CHECK(bicgstab_issue(s, w));
+      for (; k < batch; k++)
+        SPS_CHECK(bicgstab_issue(s, w));
       SPS_CHECK(be->download(ctx, &h, w->S, sizeof h));
       rnorm = sqrt(h.rr);
-      if (s->monitor && s->monitor_every > 0 && h.it > monitored &&
-          h.it % s->monitor_every == 0) {
+      if (s->monitor && s->monitor_every > 0 && h.it > monitored && h.it % s->monitor_every == 0) {
         s->monitor(s->monitor_user, h.it, rnorm);
         monitored = h.it;
       }

@@ -1,4 +1,4 @@
-/* gmres.c: restarted GMRES(m), right preconditioned, Givens rotations, driven from the device in batches (CGS2) or from the host (MGS). */
+/* gmres.c: restarted GMRES(m), right preconditioned; CGS2 runs on the device, MGS on the host. */
 #include <math.h>
 #include <string.h>
 
@@ -57,14 +57,14 @@
 
 typedef struct gmres_work {
   int m;
-  int device;      /* 1: the device-driven CGS2 cycle; 0: the host-driven fallback */
-  double *V;       /* n x (m+1), column-major with leading dimension n: the Krylov basis */
-  double *z;       /* M^-1 v, then M^-1 u (NULL without preconditioner) */
-  double *u;       /* V y (host path: NULL without preconditioner) */
+  int device; /* 1: the device-driven CGS2 cycle; 0: the host-driven fallback */
+  double *V;  /* n x (m+1), column-major with leading dimension n: the Krylov basis */
+  double *z;  /* M^-1 v, then M^-1 u (NULL without preconditioner) */
+  double *u;  /* V y (host path: NULL without preconditioner) */
   /* The device-driven cycle. */
-  double *vcur;    /* the newest basis vector (fixed address for the graph) */
-  double *w;       /* A M^-1 vcur, orthogonalised in place by gmres_arnoldi */
-  double *dense;   /* H, R, cs, sn, g, y, the steps' workspace, the history: backend memory */
+  double *vcur;         /* the newest basis vector (fixed address for the graph) */
+  double *w;            /* A M^-1 vcur, orthogonalised in place by gmres_arnoldi */
+  double *dense;        /* H, R, cs, sn, g, y, the steps' workspace, the history: backend memory */
   sps_gmres_state init; /* the state with its pointers set, uploaded at each solve */
   sps_gmres_state *S;   /* the state in the backend's memory */
   void *graph;          /* one inner iteration, or NULL */
@@ -201,8 +201,10 @@ static sps_status gmres_setup(sps_solver *s)
                           "GMRES Krylov basis"));
   size_t nwork = 0;
   gw->device = gmres_device_ok(s, &nwork);
-  if (gw->device) SPS_TRY(gmres_setup_device(s, gw, nwork));
-  else SPS_TRY(gmres_setup_host(s, gw));
+  if (gw->device)
+    SPS_TRY(gmres_setup_device(s, gw, nwork));
+  else
+    SPS_TRY(gmres_setup_host(s, gw));
 cleanup:
   if (st) gmres_destroy(s);
   return st;
@@ -305,8 +307,10 @@ static sps_status gmres_solve_device(sps_solver *s, const double *b, double *x, 
     const int it0 = h.it;
     const double rnorm_batch = rnorm;
     for (int k = 0; k < len; k++) {
-      if (gw->graph) SPS_CHECK(be->graph_launch(ctx, gw->graph));
-      else SPS_CHECK(gmres_issue(s, gw));
+      if (gw->graph)
+        SPS_CHECK(be->graph_launch(ctx, gw->graph));
+      else
+        SPS_CHECK(gmres_issue(s, gw));
     }
     SPS_CHECK(be->download(ctx, &h, gw->S, sizeof h));
     rnorm = h.resid;

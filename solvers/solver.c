@@ -186,7 +186,7 @@ sps_status sps_solver_set_restart(sps_solver *s, int restart)
   return SPS_SUCCESS;
 }
 
-/* GMRES builds a different work space for MGS (host-driven) and CGS2, so a change after setup rebuilds it. */
+/* GMRES builds another work space for MGS (host-driven), so a change after setup rebuilds it. */
 sps_status sps_solver_set_orthogonalization(sps_solver *s, sps_orthog orthog)
 {
   if (!s) return SPS_ERR_ARGUMENT;

@@ -1,4 +1,4 @@
-/* solver_internal.h: the solver structure, the method registry and the helpers the methods share. */
+/* solver_internal.h: the solver structure, the method registry, the methods' helpers. */
 #ifndef SPS_SOLVER_INTERNAL_H
 #define SPS_SOLVER_INTERNAL_H
 

@@ -670,6 +670,141 @@ static void test_history_monitor_api(void)
 }
 
 /* Jacobi refuses a matrix whose diagonal has a zero or a missing entry, naming the row. */
+/* The monitor calls of one solve: iteration numbers and norms. */
+typedef struct calls_log {
+  int count, max;
+  int its[4096];
+  double norms[4096];
+} calls_log;
+
+static void log_calls(void *user, int it, double rn)
+{
+  calls_log *c = user;
+  if (c->count < 4096) {
+    c->its[c->count] = it;
+    c->norms[c->count] = rn;
+  }
+  c->count++;
+}
+
+/*
+ * GMRES (CGS2, restart <= SPS_GMRES_STEPS_MAX_M) and BiCGSTAB run device-driven, in batches
+ * read once each: the monitor must still be called with increasing iteration numbers, each a
+ * multiple of the interval (cycle ends in between included), with the norm the history holds
+ * there (GMRES: where a cycle restarts, the history holds the true ||b - Ax||, the monitor
+ * the recurrence's estimate; they differ by the rounding of b - Ax, about eps ||A|| ||x||);
+ * the history must have iterations + 1 entries; and the batching must not change the
+ * arithmetic: the same solve without a monitor (adaptive batches) gives the same iterations
+ * and history.
+ */
+static void test_monitor_batches(void)
+{
+  csr p2 = grid2d(12, 0.2);
+  const int64_t n = p2.n;
+  double *b = malloc((size_t)n * sizeof(double));
+  for (int64_t i = 0; i < n; i++)
+    b[i] = 1.0 + (double)(i % 3);
+  sps_matrix *A = upload_matrix(&p2);
+  sps_vector *vb = upload_vector(b, n), *vx = NULL;
+  sps_vector_create(ctx, &vx, n);
+  static calls_log log;
+  const struct {
+    sps_solver_type type;
+    sps_precond_type pc;
+    int restart, every;
+  } cases[] = {
+      {SPS_SOLVER_GMRES, SPS_PRECOND_NONE, 30, 1},     {SPS_SOLVER_GMRES, SPS_PRECOND_JACOBI, 10, 7},
+      {SPS_SOLVER_GMRES, SPS_PRECOND_NONE, 300, 5},    {SPS_SOLVER_GMRES, SPS_PRECOND_NONE, 1, 3},
+      {SPS_SOLVER_BICGSTAB, SPS_PRECOND_NONE, 30, 1},  {SPS_SOLVER_BICGSTAB, SPS_PRECOND_JACOBI, 30, 3},
+      {SPS_SOLVER_BICGSTAB, SPS_PRECOND_NONE, 30, 100},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    opts o = defaults(cases[c].type);
+    o.pc = cases[c].pc;
+    o.restart = cases[c].restart;
+    char lb[96], name[128];
+    label(&o, lb, sizeof lb);
+    snprintf(name, sizeof name, "%s, monitor every %d", lb, cases[c].every);
+    sps_solver *s = make_solver(&o);
+    memset(&log, 0, sizeof log);
+    sps_solver_set_history(s, 1);
+    sps_solver_set_monitor(s, log_calls, &log, cases[c].every);
+    sps_status st = sps_solver_setup(s, A);
+    sps_vector_fill(vx, 0.0);
+    if (st == SPS_SUCCESS) st = sps_solver_solve(s, vb, vx);
+    sps_reason reason = SPS_REASON_NONE;
+    int its = -1, count = -1;
+    const double *h = NULL;
+    sps_solver_get_reason(s, &reason);
+    sps_solver_get_iterations(s, &its);
+    sps_solver_get_history(s, &h, &count);
+    sps_ok(st == SPS_SUCCESS && reason > 0 && its > 0 && h && count == its + 1,
+           "%s: %s in %d iterations, history of %d entries", name, sps_reason_name(reason), its,
+           count);
+    int increasing = log.count > 0 && log.its[0] == 0, multiples = 1, agree = 1;
+    for (int k = 1; k < log.count && k < 4096; k++) {
+      if (log.its[k] <= log.its[k - 1]) increasing = 0;
+      if (log.its[k] % cases[c].every != 0 || log.its[k] > its) multiples = 0;
+      else if (h && fabs(log.norms[k] - h[log.its[k]]) > 1e-6 * h[log.its[k]] + 1e-12 * h[0])
+        agree = 0;
+    }
+    sps_ok(increasing && multiples && log.count == its / cases[c].every + 1,
+           "%s: %d monitor calls, at increasing multiples of the interval up to %d", name,
+           log.count, its);
+    sps_ok(agree, "%s: the monitor's norms are the history's at the same iterations", name);
+    double *h1 = malloc((size_t)(its > 0 ? its + 1 : 1) * sizeof(double));
+    if (h && count == its + 1) memcpy(h1, h, (size_t)count * sizeof(double));
+    /* The same solve in adaptive batches. */
+    sps_solver_set_monitor(s, NULL, NULL, 0);
+    sps_vector_fill(vx, 0.0);
+    int its2 = -1, count2 = -1;
+    const double *h2 = NULL;
+    st = sps_solver_solve(s, vb, vx);
+    sps_solver_get_iterations(s, &its2);
+    sps_solver_get_history(s, &h2, &count2);
+    double diff = 0.0;
+    if (its2 == its && count2 == count && h2 && count == its + 1)
+      for (int k = 0; k < count; k++)
+        diff = fmax(diff, fabs(h2[k] - h1[k]) / h1[0]);
+    sps_ok(st == SPS_SUCCESS && its2 == its && count2 == its2 + 1 && diff <= 1e-12,
+           "%s: without a monitor %d iterations (%d), history of %d entries, differing by %.1e",
+           name, its2, its, count2, diff);
+    free(h1);
+    sps_solver_destroy(&s);
+  }
+
+  /* The orthogonalisation changed after setup rebuilds GMRES for the host-driven MGS loop. */
+  {
+    opts o = defaults(SPS_SOLVER_GMRES);
+    sps_solver *s = make_solver(&o);
+    sps_solver_set_history(s, 1);
+    sps_solver_setup(s, A);
+    int its[2] = {-1, -1}, count[2] = {-1, -1};
+    sps_reason reason[2] = {SPS_REASON_NONE, SPS_REASON_NONE};
+    for (int q = 0; q < 2; q++) {
+      const double *h;
+      sps_ok(sps_solver_set_orthogonalization(s, q ? SPS_ORTHOG_MGS : SPS_ORTHOG_CGS2) == 0,
+             "gmres: orthogonalisation %s set after setup", q ? "mgs" : "cgs2");
+      sps_vector_fill(vx, 0.0);
+      sps_solver_solve(s, vb, vx);
+      sps_solver_get_reason(s, &reason[q]);
+      sps_solver_get_iterations(s, &its[q]);
+      sps_solver_get_history(s, &h, &count[q]);
+    }
+    sps_ok(reason[0] > 0 && reason[1] > 0 && abs(its[0] - its[1]) <= 2 &&
+               count[0] == its[0] + 1 && count[1] == its[1] + 1,
+           "gmres cgs2 (device-driven) %s in %d, mgs (host-driven) %s in %d, histories %d and %d",
+           sps_reason_name(reason[0]), its[0], sps_reason_name(reason[1]), its[1], count[0],
+           count[1]);
+    sps_solver_destroy(&s);
+  }
+  sps_vector_destroy(&vb);
+  sps_vector_destroy(&vx);
+  sps_matrix_destroy(&A);
+  csr_free(&p2);
+  free(b);
+}
+
 static void test_jacobi_setup_errors(void)
 {
   csr Z = poisson1d(6);
@@ -723,6 +858,7 @@ int main(void)
   test_happy_breakdown();
   test_reasons();
   test_history_monitor_api();
+  test_monitor_batches();
   test_jacobi_setup_errors();
   sps_context_destroy(&ctx);
   return sps_done();
