@@ -517,6 +517,22 @@ static void test_reasons(void)
            x2[1]);
     csr_free(&R);
   }
+  /* GMRES on diag(0, 1), b = e_1: A v_1 = 0, the rotated diagonal is 0 and x cannot move, a
+   * breakdown whichever loop runs it (CGS2 device-driven, MGS host-driven). */
+  {
+    const double d[2] = {0.0, 1.0};
+    csr D = diagonal(2, d);
+    for (int q = 0; q < 2; q++) {
+      double b2[2] = {1.0, 0.0}, x2[2] = {0.0, 0.0};
+      opts o = defaults(SPS_SOLVER_GMRES);
+      o.orthog = q ? SPS_ORTHOG_MGS : SPS_ORTHOG_CGS2;
+      run(&D, &o, b2, x2, &reason, &its);
+      sps_ok(reason == SPS_DIVERGED_BREAKDOWN && its <= 1 && x2[0] == 0.0 && x2[1] == 0.0,
+             "GMRES %s on diag(0, 1), b = e_1: %s in %d, x = (%g, %g)", q ? "mgs" : "cgs2",
+             sps_reason_name(reason), its, x2[0], x2[1]);
+    }
+    csr_free(&D);
+  }
 }
 
 static void count_calls(void *user, int it, double rn)
