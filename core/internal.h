@@ -193,6 +193,8 @@ struct sps_matrix {
   int32_t *colind;   /* nnz */
   double *values;    /* nnz */
   int64_t *d_rowptr; /* device copies (NULL on the CPU) */
+  int32_t *d_rowptr32; /* device row offsets as int32 when nnz <= INT32_MAX (else NULL):
+                          4 bytes a row less for the kernels that read them */
   int32_t *d_colind;
   double *d_values;
   sps_symmetry symmetry;

@@ -8,6 +8,7 @@ static void matrix_free(sps_matrix *A)
 {
   if (!A) return;
   if (A->ctx && A->d_rowptr) A->ctx->be->free(A->ctx, A->d_rowptr);
+  if (A->ctx && A->d_rowptr32) A->ctx->be->free(A->ctx, A->d_rowptr32);
   if (A->ctx && A->d_colind) A->ctx->be->free(A->ctx, A->d_colind);
   if (A->ctx && A->d_values) A->ctx->be->free(A->ctx, A->d_values);
   sps_host_free(A->rowptr);
@@ -30,6 +31,16 @@ static sps_status matrix_upload(sps_matrix *A)
   SPS_CHECK(ctx->be->upload(ctx, A->d_rowptr, A->rowptr, rb));
   SPS_CHECK(ctx->be->upload(ctx, A->d_colind, A->colind, cb));
   SPS_CHECK(ctx->be->upload(ctx, A->d_values, A->values, vb));
+  if (A->nnz <= INT32_MAX) {
+    size_t r32 = (size_t)(A->nrows + 1) * sizeof(int32_t);
+    int32_t *h = NULL;
+    SPS_CHECK(sps_host_alloc(ctx, (void **)&h, (size_t)A->nrows + 1, sizeof *h, "int32 row offsets"));
+    for (int64_t i = 0; i <= A->nrows; i++) h[i] = (int32_t)A->rowptr[i];
+    sps_status st = ctx->be->malloc(ctx, (void **)&A->d_rowptr32, r32, "matrix int32 row offsets");
+    if (!st) st = ctx->be->upload(ctx, A->d_rowptr32, h, r32);
+    sps_host_free(h);
+    SPS_CHECK(st);
+  }
   return SPS_SUCCESS;
 }
 

@@ -1,2 +1,3 @@
-# doc/local.mk: the manual page of the spsolve command, installed and distributed.
+# doc/local.mk: the manual page of the spsolve command (installed) and the design and performance notes (distributed).
 dist_man_MANS = %reldir%/spsolve.1
+EXTRA_DIST += %reldir%/design.md

@@ -8,21 +8,21 @@
 
 /*
  * The partition, one pass over the row offsets:
- *   - a row of more than SPS_BLOCKWISE_LONG nonzeros is long: it gets whole thread blocks,
- *     one per SPS_BLOCKWISE_PART_NNZ (8192) of its nonzeros;
+ *   - a row of more than SPS_BLOCKWISE_LONG (64) nonzeros is long: it gets whole thread
+ *     blocks, one per SPS_BLOCKWISE_PART_NNZ (8192) of its nonzeros, so no thread of a short
+ *     block walks more than 64 entries;
  *   - consecutive short rows are grouped while the block holds at most `budget` nonzeros
  *     and SPS_BLOCKWISE_ROWS rows (a single short row always fits). The budget is
  *     SPS_BLOCKWISE_NNZ (2048, 8 per thread), lowered on a GPU for small matrices so that
  *     there are at least four blocks per multiprocessor (never below 256);
- *   - a short block whose rows are all short (at most SPS_BLOCKWISE_STREAM_MAX nonzeros) and
- *     average at most SPS_BLOCKWISE_STREAM_MEAN is streamed (tpr 0): its products a_ik*x_k
+ *   - a short block whose rows average at most SPS_BLOCKWISE_STREAM_MEAN nonzeros is
+ *     streamed (tpr 0): its products a_ik*x_k
  *     are staged in shared memory by coalesced loads and each thread then sums its rows
  *     there. Other short blocks run CSR-vector with the threads per row of seed 000's rule
  *     for their mean, raised so that their longest row takes at most 32 steps.
  */
-#define SPS_BLOCKWISE_LONG 256
+#define SPS_BLOCKWISE_LONG 64
 #define SPS_BLOCKWISE_ROWS 2048
-#define SPS_BLOCKWISE_STREAM_MAX 64
 #define SPS_BLOCKWISE_STREAM_MEAN 16
 
 typedef struct blockwise_data {
@@ -30,13 +30,12 @@ typedef struct blockwise_data {
   sps_block_desc *blocks; /* nblocks, in the context's memory */
   double *partial;        /* nblocks, work space of long rows of several parts */
   unsigned *counter;      /* one per long row of several parts, zero between calls */
-  int32_t *rowptr32;      /* CUDA: the row offsets as int32 when nnz allows (4 bytes less a row) */
 } blockwise_data;
 
 /* Threads per row of a vector-mode short block: the mean's rule, at most 32 steps for the longest row. */
 static int16_t short_block_tpr(int64_t rows, int64_t nz, int64_t maxl)
 {
-  if (maxl <= SPS_BLOCKWISE_STREAM_MAX && nz <= SPS_BLOCKWISE_STREAM_MEAN * rows) return 0;
+  if (nz <= SPS_BLOCKWISE_STREAM_MEAN * rows) return 0;
   int tpr = sps_spmv_tpr_from_mean((double)nz / (double)rows, 1);
   while (tpr < 32 && (maxl + tpr - 1) / tpr > 32) tpr *= 2;
   return (int16_t)tpr;
@@ -129,15 +128,6 @@ static sps_status blockwise_setup(sps_spmv_plan *plan)
                             "blockwise counters"));
   SPS_CHECK(sps_spmv_to_device(ctx, (void **)&zeros, (void **)&d->counter,
                                (size_t)nslots * sizeof(unsigned), "blockwise counters"));
-  if (ctx->kind == SPS_DEVICE_CUDA && A->nnz <= INT32_MAX) {
-    int32_t *r32;
-    SPS_CHECK(sps_host_alloc(ctx, (void **)&r32, (size_t)A->nrows + 1, sizeof *r32,
-                             "blockwise int32 row offsets"));
-    for (int64_t i = 0; i <= A->nrows; i++) r32[i] = (int32_t)A->rowptr[i];
-    SPS_CHECK(sps_spmv_to_device(ctx, (void **)&r32, (void **)&d->rowptr32,
-                                 ((size_t)A->nrows + 1) * sizeof(int32_t),
-                                 "blockwise int32 row offsets"));
-  }
   return SPS_SUCCESS;
 }
 
@@ -149,7 +139,7 @@ static sps_status blockwise_apply(sps_spmv_plan *plan, double alpha, const doubl
 #ifdef SPS_HAVE_CUDA
   if (plan->ctx->kind == SPS_DEVICE_CUDA) {
     SPS_CUDA_LAUNCH(plan->ctx, sps_cuda_blockwise(sps_cuda(plan->ctx)->stream, A->d_rowptr,
-                                                  d->rowptr32, A->d_colind, A->d_values,
+                                                  A->d_rowptr32, A->d_colind, A->d_values,
                                                   d->nblocks, d->blocks, d->partial, d->counter,
                                                   alpha, x, beta, y));
     return SPS_SUCCESS;
@@ -167,7 +157,6 @@ static void blockwise_destroy(sps_spmv_plan *plan)
   plan->ctx->be->free(plan->ctx, d->blocks);
   plan->ctx->be->free(plan->ctx, d->partial);
   plan->ctx->be->free(plan->ctx, d->counter);
-  plan->ctx->be->free(plan->ctx, d->rowptr32);
   sps_host_free(d);
   plan->data = NULL;
 }

@@ -19,8 +19,8 @@ static sps_status csr_scalar_apply(sps_spmv_plan *plan, double alpha, const doub
 #ifdef SPS_HAVE_CUDA
   if (plan->ctx->kind == SPS_DEVICE_CUDA) {
     SPS_CUDA_LAUNCH(plan->ctx, sps_cuda_csr_scalar(sps_cuda(plan->ctx)->stream, A->nrows,
-                                                   A->d_rowptr, A->d_colind, A->d_values, alpha,
-                                                   x, beta, y));
+                                                   A->d_rowptr, A->d_rowptr32, A->d_colind,
+                                                   A->d_values, alpha, x, beta, y));
     return SPS_SUCCESS;
   }
 #endif

@@ -34,15 +34,9 @@ static sps_status cusparse_setup(sps_spmv_plan *plan)
 
   const void *rowptr, *colind;
   cusparseIndexType_t itype;
-  if (A->nnz <= INT32_MAX) {
-    int32_t *rp32;
-    SPS_CHECK(sps_host_alloc(ctx, (void **)&rp32, (size_t)A->nrows + 1, sizeof *rp32,
-                             "cuSPARSE int32 row offsets"));
-    for (int64_t i = 0; i <= A->nrows; i++) rp32[i] = (int32_t)A->rowptr[i];
-    SPS_CHECK(sps_spmv_to_device(ctx, (void **)&rp32, &d->index_copy,
-                                 ((size_t)A->nrows + 1) * sizeof(int32_t),
-                                 "cuSPARSE int32 row offsets"));
-    rowptr = d->index_copy;
+  if (A->d_rowptr32) {
+    /* The matrix's own int32 copy of the row offsets: 4-byte offsets, as GPU.md's count assumes. */
+    rowptr = A->d_rowptr32;
     colind = A->d_colind;
     itype = CUSPARSE_INDEX_32I;
   } else {

@@ -108,14 +108,14 @@ int sps_spmv_tpr_from_mean(double mean, int lo)
 }
 
 /*
- * The AUTO rule, from the row statistics (one pass over the row offsets):
- *   CPU backend: csr-scalar (one row per loop iteration is what a CPU core does best).
- *   CUDA, nnz = 0: csr-scalar (it only scales y).
- *   CUDA, uneven rows (max > 16 * mean and max > 256): blockwise, whose long rows get whole
- *     thread blocks and whose short-row blocks get their own threads per row.
- *   CUDA otherwise: csr-vector with the threads per row of seed 000 (nearest power of two to
- *     the mean row length, 2 to 32).
- * merge is not chosen automatically yet: blockwise already splits very long rows over blocks.
+ * The AUTO rule, from row statistics computed once at setup and the SpMV benchmark on an H200
+ * (bench/results/): on the CPU csr-scalar (the references are all row loops). On a GPU:
+ *   - even rows (longest <= 4*mean + 8): short ones (mean <= 12) stream best one row per
+ *     thread (csr-scalar: G3_circuit, laplacian7pt_100); longer ones take csr-vector with
+ *     seed 000's threads per row for the mean (nos3, bcsstk13);
+ *   - uneven rows (circuits with supply nets, power networks): blockwise, whose partition
+ *     gives long rows whole thread blocks and streams the short ones.
+ * merge is not chosen automatically: blockwise already splits very long rows over blocks.
  */
 sps_spmv_kind sps_spmv_auto_choose(const sps_matrix *A, sps_device_kind device,
                                    int *threads_per_row)
@@ -124,12 +124,13 @@ sps_spmv_kind sps_spmv_auto_choose(const sps_matrix *A, sps_device_kind device,
   *threads_per_row = 1;
   if (device != SPS_DEVICE_CUDA || A->nnz == 0) return SPS_SPMV_CSR_SCALAR;
   sps_spmv_row_stats_compute(A, &rs);
-  if ((double)rs.max_len > 16.0 * rs.mean && rs.max_len > 256) {
-    *threads_per_row = 0;
-    return SPS_SPMV_BLOCKWISE;
+  if ((double)rs.max_len <= 4.0 * rs.mean + 8.0) {
+    if (rs.mean <= 12.0) return SPS_SPMV_CSR_SCALAR;
+    *threads_per_row = sps_spmv_tpr_from_mean(rs.mean, 2);
+    return SPS_SPMV_CSR_VECTOR;
   }
-  *threads_per_row = sps_spmv_tpr_from_mean(rs.mean, 2);
-  return SPS_SPMV_CSR_VECTOR;
+  *threads_per_row = 0;
+  return SPS_SPMV_BLOCKWISE;
 }
 
 sps_status sps_spmv_plan_create(sps_context *ctx, sps_spmv_plan **out, const sps_matrix *A,

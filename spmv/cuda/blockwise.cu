@@ -15,8 +15,8 @@
  *    part's sum goes to partial[b], and the last part to arrive (an atomic counter per row,
  *    reset by that block for the next call) adds the parts in order and writes y_r, so the
  *    result does not depend on the order the blocks run in.
- * Row offsets are read as int32 when the matrix allows (a copy made at setup), 4 bytes a row
- * less than the int64 offsets of the matrix.
+ * Row offsets are read as int32 when the matrix has them (sps_matrix keeps an int32 copy on
+ * the device when nnz fits), 4 bytes a row less than its int64 offsets.
  * Memory access: streamed blocks read values and columns fully coalesced, every byte once;
  * vector blocks in runs of tpr; long parts 256 consecutive entries per step; x through the
  * read-only cache; y written once per row.

@@ -14,6 +14,7 @@ extern "C" {
 
 /* csr-scalar: one thread per row. y is not read when beta = 0. */
 cudaError_t sps_cuda_csr_scalar(cudaStream_t stream, int64_t nrows, const int64_t *rowptr,
+                                const int32_t *rowptr32,
                                 const int32_t *colind, const double *values, double alpha,
                                 const double *x, double beta, double *y);
 
