@@ -36,9 +36,9 @@
  * Execution. With CGS2, on a backend with the GMRES steps (core/krylov_state.h), the cycle
  * runs on the device: H, the rotations, g and the status stay in the backend's memory, one
  * inner iteration is z <- M^-1 vcur, w <- A z and gmres_arnoldi, which reads the column index
- * from the state, so one inner iteration is captured as a graph at setup (where the backend
- * records graphs) and replayed. The host issues a batch of inner iterations without waiting
- * (to the end of the cycle at most; its length adapts to the observed rate of decrease, or
+ * from the state, so one inner iteration, and a group of four, are captured as graphs at
+ * setup (where the backend records graphs) and replayed. The host issues a batch of inner
+ * iterations without waiting (to the end of the cycle at most; its length adapts to the observed rate of decrease, or
  * stops at the next multiple of the monitor interval) and reads the state once per batch; a
  * step that finds the state stopped does nothing, so the count is exact. At the end of a cycle
  * gmres_update forms u = V_k y, x += M^-1 u, the true residual decides, and gmres_start opens
@@ -54,6 +54,8 @@
 /* The shortest and longest batch of inner iterations issued between two reads of the state. */
 #define GMRES_MIN_BATCH 4
 #define GMRES_MAX_BATCH 1024
+/* Inner iterations in the longer captured graph (fewer graph launches per batch). */
+#define GMRES_GRAPH_ITERATIONS 4
 
 typedef struct gmres_work {
   int m;
@@ -68,6 +70,7 @@ typedef struct gmres_work {
   sps_gmres_state init; /* the state with its pointers set, uploaded at each solve */
   sps_gmres_state *S;   /* the state in the backend's memory */
   void *graph;          /* one inner iteration, or NULL */
+  void *graph4;         /* GMRES_GRAPH_ITERATIONS inner iterations, or NULL */
   /* The host-driven fallback. */
   double *H;       /* (m+1) x m on the host, column-major: the rotated Hessenberg matrix */
   double *h2;      /* m+1 on the host: the second CGS pass */
@@ -82,6 +85,7 @@ static void gmres_destroy(sps_solver *s)
   if (!gw) return;
   sps_context *ctx = s->ctx;
   if (gw->graph) ctx->be->graph_destroy(ctx, gw->graph);
+  if (gw->graph4) ctx->be->graph_destroy(ctx, gw->graph4);
   sps_solver_vec_free(s, &gw->z);
   sps_solver_vec_free(s, &gw->u);
   sps_solver_vec_free(s, &gw->vcur);
@@ -163,6 +167,11 @@ static sps_status gmres_setup_device(sps_solver *s, gmres_work *gw, size_t nwork
     SPS_CHECK(be->graph_begin(ctx));
     st = gmres_issue(s, gw);
     sps_status st_end = be->graph_end(ctx, &gw->graph);
+    if (st == SPS_SUCCESS) st = st_end;
+    if (st) return st;
+    SPS_CHECK(be->graph_begin(ctx));
+    for (int k = 0; k < GMRES_GRAPH_ITERATIONS && st == SPS_SUCCESS; k++) st = gmres_issue(s, gw);
+    st_end = be->graph_end(ctx, &gw->graph4);
     if (st == SPS_SUCCESS) st = st_end;
   }
   return st;
@@ -306,7 +315,11 @@ static sps_status gmres_solve_device(sps_solver *s, const double *b, double *x, 
     if (len < 1) len = 1;
     const int it0 = h.it;
     const double rnorm_batch = rnorm;
-    for (int k = 0; k < len; k++) {
+    int k = 0;
+    if (gw->graph4)
+      for (; k + GMRES_GRAPH_ITERATIONS <= len; k += GMRES_GRAPH_ITERATIONS)
+        SPS_CHECK(be->graph_launch(ctx, gw->graph4));
+    for (; k < len; k++) {
       if (gw->graph)
         SPS_CHECK(be->graph_launch(ctx, gw->graph));
       else
