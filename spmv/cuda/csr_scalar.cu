@@ -5,10 +5,10 @@
  * 38.0 us on G3_circuit, more registers and a serial tail for rows of 5 or 6 entries.)
  * Memory access: neighbouring threads read values and colind at neighbouring short runs (one
  * row apart), which the L1 cache turns into full use of every line when rows are short; row
- * offsets are read as int32 when the matrix has that copy (4 bytes a row less); values and
- * column indices are loaded with the streaming (evict-first) hint, so they pass through the
- * caches without pushing out x, which is gathered through the read-only cache; y written
- * coalesced.
+ * offsets are read as int32 when the matrix has that copy (4 bytes a row less); x gathered
+ * through the read-only cache; y written coalesced. (Loading values and columns with the
+ * streaming, evict-first hint was measured 7% slower on G3_circuit and twice as slow on
+ * poisson3d:160 on an H200: neighbouring threads re-read those lines from L1.)
  * Wins on short, even rows (up to about 10 nonzeros: meshes, circuits without long nets),
  * where it streams at the best fraction of the bandwidth of all variants; loses badly on
  * long or uneven rows (a warp waits for its longest row).
@@ -37,7 +37,7 @@ __global__ void __launch_bounds__(kThreads)
   const int64_t end = __ldg(&rowptr[row + 1]);
   double s = 0.0;
   for (int64_t k = __ldg(&rowptr[row]); k < end; k++)
-    s += __ldcs(&values[k]) * __ldg(&x[__ldcs(&colind[k])]);
+    s += __ldg(&values[k]) * __ldg(&x[__ldg(&colind[k])]);
   y[row] = sps_axpby_out(alpha, s, beta, &y[row]);
 }
 
