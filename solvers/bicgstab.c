@@ -25,9 +25,11 @@
  * confirmed on the true residual; if it fails, r is replaced by it and the iteration restarts
  * (rhat = p = r).
  *
- * Breakdowns: (rhat, v_j) = 0, omega_j = 0 (also (t, t) = 0) or rho_{j+1} = 0 stop with
- * SPS_DIVERGED_BREAKDOWN unless the true residual already meets the tolerance; NaN or Inf in
- * an inner product gives SPS_DIVERGED_NAN.
+ * Breakdowns: (rhat, v_j) = 0, omega_j = 0 (also (t, t) = 0) or rho_{j+1} = 0. Unless the
+ * true residual already meets the tolerance, the iteration restarts from it with a new shadow
+ * residual rhat = r (rho_{j+1} = 0 is usually rhat and r grown orthogonal in rounding, which
+ * a new rhat cures); a breakdown before any iteration of the new start is final,
+ * SPS_DIVERGED_BREAKDOWN. NaN or Inf in an inner product gives SPS_DIVERGED_NAN.
  *
  * Execution: one iteration is two preconditioner applies and two SpMVs issued by the host and
  * three fused backend steps (bicgstab_step_a, bicgstab_step_b, bicgstab_direction; see
@@ -187,7 +189,7 @@ static sps_status bicgstab_solve(sps_solver *s, const double *b, double *x, doub
   bicgstab_work *w = s->work;
   sps_bicgstab_state h = {0};
   double rnorm = rnorm0;
-  int monitored = 0;
+  int monitored = 0, started_at = 0;
 
   SPS_CHECK(be->copy(ctx, s->n, x, w->xw));
   h.tol2 = s->tol * s->tol;
@@ -241,10 +243,21 @@ static sps_status bicgstab_solve(sps_solver *s, const double *b, double *x, doub
       s->reason = SPS_DIVERGED_MAX_ITERATIONS;
       break;
     case SPS_BICGSTAB_BREAKDOWN: {
-      /* Converged if the true residual already passes, else a breakdown. */
+      /*
+       * Converged if the true residual already passes. Otherwise restart with a new shadow
+       * residual rhat = r, unless no iteration was made since the last start (the restart
+       * itself broke down): then it is a breakdown.
+       */
       sps_reason reason;
       SPS_CHECK(sps_solver_confirm(s, b, w->xw, s->r, &rnorm, &reason));
-      s->reason = reason != SPS_REASON_NONE ? reason : SPS_DIVERGED_BREAKDOWN;
+      if (reason != SPS_REASON_NONE) {
+        s->reason = reason;
+      } else if (h.it > started_at && h.it < s->maxit) {
+        started_at = h.it;
+        SPS_CHECK(bicgstab_start(s, w, &h));
+      } else {
+        s->reason = SPS_DIVERGED_BREAKDOWN;
+      }
       break;
     }
     default:
