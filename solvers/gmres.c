@@ -306,7 +306,7 @@ static sps_status gmres_solve_device(sps_solver *s, const double *b, double *x, 
   SPS_CHECK(be->upload(ctx, gw->S, &h, sizeof h));
   SPS_CHECK(be->gmres_start(ctx, s->n, s->r, gw->V, gw->vcur, gw->S));
   s->reason = SPS_REASON_NONE;
-  int want = GMRES_MIN_BATCH, monitored = 0;
+  int want = gw->m, monitored = 0; /* the first batch is the whole cycle */
   while (s->reason == SPS_REASON_NONE) {
     /* To the next monitor call or the adaptive length; never past the cycle or maxit. */
     int len = monitor_every > 0 ? monitor_every - h.it % monitor_every : want;
