@@ -126,28 +126,6 @@ static sps_status cg_start(sps_solver *s, cg_work *w, sps_cg_state *h, double *r
   return be->upload(ctx, w->S, h, sizeof *h);
 }
 
-/*
- * The next batch: as many iterations as the last batch's rate of decrease says remain (at
- * least one graph, at most twice the last batch), or exactly the monitor interval when a
- * monitor is set, and never past maxit.
- */
-static int cg_next_batch(const sps_solver *s, int last, double rate, double rnorm, int it)
-{
-  int b;
-  if (s->monitor && s->monitor_every > 0) {
-    b = s->monitor_every;
-  } else {
-    b = 2 * last;
-    if (rate > 0.0 && rate < 1.0 && rnorm > s->tol) {
-      double need = ceil(log(s->tol / rnorm) / log(rate));
-      if (need < b) b = (int)need;
-    }
-    if (b < CG_GRAPH_ITERATIONS) b = CG_GRAPH_ITERATIONS;
-    if (b > CG_MAX_BATCH) b = CG_MAX_BATCH;
-  }
-  return b < s->maxit - it ? b : s->maxit - it;
-}
-
 static sps_status cg_solve(sps_solver *s, const double *b, double *x, double rnorm0)
 {
   sps_context *ctx = s->ctx;
@@ -165,7 +143,8 @@ static sps_status cg_solve(sps_solver *s, const double *b, double *x, double rno
   if (sps_solver_bad(rz)) s->reason = SPS_DIVERGED_NAN;
   else if (rz < 0.0) s->reason = SPS_DIVERGED_INDEFINITE_PRECOND;
 
-  int batch = cg_next_batch(s, CG_GRAPH_ITERATIONS / 2, 0.0, rnorm, 0);
+  int batch = sps_solver_next_batch(s, CG_GRAPH_ITERATIONS / 2, 0.0, rnorm, 0, CG_GRAPH_ITERATIONS,
+                                    CG_MAX_BATCH);
   while (s->reason == SPS_REASON_NONE) {
     if (batch <= 0) {
       s->reason = SPS_DIVERGED_MAX_ITERATIONS;
@@ -186,7 +165,7 @@ static sps_status cg_solve(sps_solver *s, const double *b, double *x, double rno
     double rate = 0.0;
     if (h.it > it0 && rnorm > 0.0 && rnorm0_batch > 0.0)
       rate = pow(rnorm / rnorm0_batch, 1.0 / (h.it - it0));
-    batch = cg_next_batch(s, batch, rate, rnorm, h.it);
+    batch = sps_solver_next_batch(s, batch, rate, rnorm, h.it, CG_GRAPH_ITERATIONS, CG_MAX_BATCH);
     switch (h.status) {
     case SPS_CG_RUNNING:
       break;

@@ -220,22 +220,6 @@ cleanup:
 }
 
 /*
- * The length of the next batch when no monitor is set: as many inner iterations as the last
- * batch's rate of decrease says remain, at least GMRES_MIN_BATCH, at most twice the last.
- */
-static int gmres_next_batch(const sps_solver *s, int last, double rate, double rnorm)
-{
-  int b = 2 * last;
-  if (rate > 0.0 && rate < 1.0 && rnorm > s->tol) {
-    double need = ceil(log(s->tol / rnorm) / log(rate));
-    if (need < b) b = (int)need;
-  }
-  if (b < GMRES_MIN_BATCH) b = GMRES_MIN_BATCH;
-  if (b > GMRES_MAX_BATCH) b = GMRES_MAX_BATCH;
-  return b;
-}
-
-/*
  * The end of a device-driven cycle (the state h was just read, its status is not RUNNING):
  * x += M^-1 V_k y, then the true residual gives the reason or the next cycle is opened.
  * *rnorm gets ||b - Ax||.
@@ -334,7 +318,7 @@ static sps_status gmres_solve_device(sps_solver *s, const double *b, double *x, 
     double rate = 0.0;
     if (h.it > it0 && rnorm > 0.0 && rnorm_batch > 0.0)
       rate = pow(rnorm / rnorm_batch, 1.0 / (h.it - it0));
-    want = gmres_next_batch(s, want, rate, rnorm);
+    want = sps_solver_adaptive_batch(s, want, rate, rnorm, GMRES_MIN_BATCH, GMRES_MAX_BATCH);
     if (h.status != SPS_GMRES_RUNNING) SPS_CHECK(gmres_cycle_end(s, gw, b, x, &h, &rnorm));
   }
   s->iterations = h.it;
