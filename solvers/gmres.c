@@ -38,11 +38,11 @@
  * inner iteration is z <- M^-1 vcur, w <- A z and gmres_arnoldi, which reads the column index
  * from the state, so one inner iteration, and a group of four, are captured as graphs at
  * setup (where the backend records graphs) and replayed. The host issues a batch of inner
- * iterations without waiting (to the end of the cycle at most; its length adapts to the observed rate of decrease, or
- * stops at the next multiple of the monitor interval) and reads the state once per batch; a
- * step that finds the state stopped does nothing, so the count is exact. At the end of a cycle
- * gmres_update forms u = V_k y, x += M^-1 u, the true residual decides, and gmres_start opens
- * the next cycle. The residual history is written on the device and downloaded at the end.
+ * iterations without waiting (to the end of the cycle at most; its length adapts to the observed
+ * rate of decrease, or stops at the next multiple of the monitor interval) and reads the state once
+ * per batch; a step that finds the state stopped does nothing, so the count is exact. At the end of
+ * a cycle gmres_update forms u = V_k y, x += M^-1 u, the true residual decides, and gmres_start
+ * opens the next cycle. The residual history is written on the device and downloaded at the end.
  * The host-driven loop below (scalars on the host, one reduction read back per Gram-Schmidt
  * pass) is kept only as the fallback: for MGS, whose j+1 sequential reductions the device
  * steps do not implement, for a backend without the GMRES steps, and for a restart the
@@ -170,7 +170,8 @@ static sps_status gmres_setup_device(sps_solver *s, gmres_work *gw, size_t nwork
     if (st == SPS_SUCCESS) st = st_end;
     if (st) return st;
     SPS_CHECK(be->graph_begin(ctx));
-    for (int k = 0; k < GMRES_GRAPH_ITERATIONS && st == SPS_SUCCESS; k++) st = gmres_issue(s, gw);
+    for (int k = 0; k < GMRES_GRAPH_ITERATIONS && st == SPS_SUCCESS; k++)
+      st = gmres_issue(s, gw);
     st_end = be->graph_end(ctx, &gw->graph4);
     if (st == SPS_SUCCESS) st = st_end;
   }

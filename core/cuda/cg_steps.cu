@@ -26,7 +26,8 @@
 #include "../krylov_state.h"
 #include "reduce.cuh"
 
-namespace {
+namespace
+{
 
 using sps_reduce::arrive_last;
 using sps_reduce::block_sum;
@@ -128,8 +129,8 @@ __global__ void cg_update_kernel(int64_t n, const double *__restrict__ p,
 }
 
 /* p <- z + beta p */
-__global__ void cg_direction_kernel(int64_t n, const double *__restrict__ z,
-                                    double *__restrict__ p, const sps_cg_state *S)
+__global__ void cg_direction_kernel(int64_t n, const double *__restrict__ z, double *__restrict__ p,
+                                    const sps_cg_state *S)
 {
   if (S->status != SPS_CG_RUNNING) return;
   const double beta = S->beta;
@@ -153,8 +154,8 @@ extern "C" cudaError_t sps_cuda_cg_update(cudaStream_t s, unsigned max_blocks, i
                                           double *x, double *r, double *z, sps_cg_state *S,
                                           double *partials, unsigned *ticket)
 {
-  cg_update_kernel<<<grid_for(n, max_blocks), kThreads, 0, s>>>(n, p, q, dinv, x, r, z, S,
-                                                                partials, ticket);
+  cg_update_kernel<<<grid_for(n, max_blocks), kThreads, 0, s>>>(n, p, q, dinv, x, r, z, S, partials,
+                                                                ticket);
   return cudaGetLastError();
 }
 
