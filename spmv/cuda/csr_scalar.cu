@@ -36,11 +36,13 @@ __global__ void __launch_bounds__(kThreads)
                       double alpha, const double *__restrict__ x, double beta,
                       double *__restrict__ y)
 {
-  int64_t row = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  /* Rows fit in int32 (sps_matrix refuses more); entries are addressed in the offsets' type,
+   * so the int32 path does all its index arithmetic in 32 bits. */
+  const int row = (int)(blockIdx.x * blockDim.x + threadIdx.x);
   if (row >= nrows) return;
-  const int64_t begin = __ldg(&rowptr[row]);
-  const int64_t end = __ldg(&rowptr[row + 1]);
-  const int64_t len = end - begin;
+  const Off begin = __ldg(&rowptr[row]);
+  const Off end = __ldg(&rowptr[row + 1]);
+  const int len = (int)(end - begin);
   double s = 0.0;
   if (len <= kShort) {
     int32_t c[kShort];
@@ -58,7 +60,7 @@ __global__ void __launch_bounds__(kThreads)
     for (int u = 0; u < kShort; u++)
       if (u < len) s += v[u] * xv[u];
   } else {
-    for (int64_t k = begin; k < end; k++)
+    for (Off k = begin; k < end; k++)
       s += __ldg(&values[k]) * __ldg(&x[__ldg(&colind[k])]);
   }
   y[row] = sps_axpby_out(alpha, s, beta, &y[row]);
