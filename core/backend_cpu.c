@@ -241,7 +241,7 @@ static sps_status cpu_gmres_arnoldi(sps_context *ctx, int64_t n, int m, double *
   S->hnext = sqrt(ww);
   h[j + 1] = S->hnext;
   for (int i = 0; i <= j + 1; i++) col[i] = h[i];
-  sps_gmres_close_column(S, col);
+  sps_gmres_close_column(S, col, S->cs, S->sn);
   if (!S->vnext) return SPS_SUCCESS;
   S->vnext = 0;
   /* v_{j+1} = w / h_{j+1,j} into V(:, j+1) and vcur */

@@ -1,4 +1,5 @@
-/* backend_cuda.c: the CUDA implementation of the backend ops table and the creation of a CUDA context's state. */
+/* backend_cuda.c: the CUDA implementation of the backend ops table and the creation of a CUDA
+ * context's state. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -211,8 +212,8 @@ static sps_status cu_gemv_n(sps_context *ctx, int64_t n, int k, double alpha, co
     memcpy(cs->host_pinned, h + j0, (size_t)kk * sizeof(double));
     SPS_CUDA(ctx, cudaMemcpyAsync(cs->scratch, cs->host_pinned, (size_t)kk * sizeof(double),
                                   cudaMemcpyHostToDevice, cs->stream));
-    SPS_CUBLAS(ctx, cublasDgemv(cs->cublas, CUBLAS_OP_N, (int)n, kk, &alpha,
-                                V + (int64_t)j0 * ldv, (int)ldv, cs->scratch, 1, &one, y, 1));
+    SPS_CUBLAS(ctx, cublasDgemv(cs->cublas, CUBLAS_OP_N, (int)n, kk, &alpha, V + (int64_t)j0 * ldv,
+                                (int)ldv, cs->scratch, 1, &one, y, 1));
   }
   return SPS_SUCCESS;
 }
@@ -221,14 +222,13 @@ static sps_status cu_cg_alpha(sps_context *ctx, int64_t n, const double *p, cons
                               sps_cg_state *S)
 {
   struct sps_cuda_state *cs = sps_cuda(ctx);
-  SPS_CUDA_LAUNCH(ctx, sps_cuda_cg_alpha(cs->stream, cs->reduce_blocks, n, p, q, S, cs->partials,
-                                         cs->ticket));
+  SPS_CUDA_LAUNCH(
+      ctx, sps_cuda_cg_alpha(cs->stream, cs->reduce_blocks, n, p, q, S, cs->partials, cs->ticket));
   return SPS_SUCCESS;
 }
 
 static sps_status cu_cg_update(sps_context *ctx, int64_t n, const double *p, const double *q,
-                               const double *dinv, double *x, double *r, double *z,
-                               sps_cg_state *S)
+                               const double *dinv, double *x, double *r, double *z, sps_cg_state *S)
 {
   struct sps_cuda_state *cs = sps_cuda(ctx);
   SPS_CUDA_LAUNCH(ctx, sps_cuda_cg_update(cs->stream, cs->reduce_blocks, n, p, q, dinv, x, r, z, S,
@@ -261,8 +261,8 @@ static sps_status cu_gmres_start(sps_context *ctx, int64_t n, const double *r, d
                                  double *vcur, sps_gmres_state *S)
 {
   struct sps_cuda_state *cs = sps_cuda(ctx);
-  SPS_CUDA_LAUNCH(ctx, sps_cuda_gmres_start(cs->stream, cs->reduce_blocks, n, r, V, vcur, S,
-                                            cs->ticket));
+  SPS_CUDA_LAUNCH(
+      ctx, sps_cuda_gmres_start(cs->stream, cs->reduce_blocks, n, r, V, vcur, S, cs->ticket));
   return SPS_SUCCESS;
 }
 
@@ -276,8 +276,8 @@ static sps_status cu_gmres_arnoldi(sps_context *ctx, int64_t n, int m, double *V
   return SPS_SUCCESS;
 }
 
-static sps_status cu_gmres_update(sps_context *ctx, int64_t n, int m, const double *V,
-                                  int64_t ldv, sps_gmres_state *S, double *u)
+static sps_status cu_gmres_update(sps_context *ctx, int64_t n, int m, const double *V, int64_t ldv,
+                                  sps_gmres_state *S, double *u)
 {
   struct sps_cuda_state *cs = sps_cuda(ctx);
   SPS_CHECK_ARG(ctx, m >= 1 && m <= SPS_GMRES_STEPS_MAX_M, "m");
@@ -298,15 +298,14 @@ static sps_status cu_bicgstab_step_a(sps_context *ctx, int64_t n, const double *
                                      sps_bicgstab_state *S)
 {
   struct sps_cuda_state *cs = sps_cuda(ctx);
-  SPS_CUDA_LAUNCH(ctx, sps_cuda_bicgstab_step_a(cs->stream, cs->reduce_blocks, n, r0hat, v, r, s,
-                                                S, cs->partials, cs->ticket));
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_bicgstab_step_a(cs->stream, cs->reduce_blocks, n, r0hat, v, r, s, S,
+                                                cs->partials, cs->ticket));
   return SPS_SUCCESS;
 }
 
-static sps_status cu_bicgstab_step_b(sps_context *ctx, int64_t n, const double *t,
-                                     const double *s, const double *phat, const double *shat,
-                                     const double *r0hat, double *x, double *r,
-                                     sps_bicgstab_state *S)
+static sps_status cu_bicgstab_step_b(sps_context *ctx, int64_t n, const double *t, const double *s,
+                                     const double *phat, const double *shat, const double *r0hat,
+                                     double *x, double *r, sps_bicgstab_state *S)
 {
   struct sps_cuda_state *cs = sps_cuda(ctx);
   SPS_CUDA_LAUNCH(ctx, sps_cuda_bicgstab_step_b(cs->stream, cs->reduce_blocks, n, t, s, phat, shat,
@@ -318,8 +317,7 @@ static sps_status cu_bicgstab_direction(sps_context *ctx, int64_t n, const doubl
                                         const double *v, double *p, const sps_bicgstab_state *S)
 {
   struct sps_cuda_state *cs = sps_cuda(ctx);
-  SPS_CUDA_LAUNCH(ctx,
-                  sps_cuda_bicgstab_direction(cs->stream, cs->reduce_blocks, n, r, v, p, S));
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_bicgstab_direction(cs->stream, cs->reduce_blocks, n, r, v, p, S));
   return SPS_SUCCESS;
 }
 

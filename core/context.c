@@ -52,8 +52,7 @@ sps_status sps_context_create(sps_context **out, sps_device_kind kind, int index
     return sps_error_set(NULL, SPS_ERR_ARGUMENT, "sps_context_create: unknown device kind %d",
                          (int)kind);
   if (index < 0)
-    return sps_error_set(NULL, SPS_ERR_ARGUMENT, "sps_context_create: device index %d < 0",
-                         index);
+    return sps_error_set(NULL, SPS_ERR_ARGUMENT, "sps_context_create: device index %d < 0", index);
   sps_context *ctx;
   sps_status st = sps_host_calloc(NULL, (void **)&ctx, 1, sizeof *ctx, "context");
   if (st) return st;

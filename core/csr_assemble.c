@@ -1,4 +1,5 @@
-/* csr_assemble.c: builds canonical CSR (columns sorted within each row, duplicates summed) from COO triplets or raw CSR. */
+/* csr_assemble.c: builds canonical CSR (columns sorted within each row, duplicates summed) from COO
+ * triplets or raw CSR. */
 #include <string.h>
 
 #include "csr_assemble.h"
@@ -103,18 +104,22 @@ sps_status sps_csr_from_coo(sps_context *ctx, int64_t nrows, int64_t nnz, const 
   *rowptr_out = NULL;
   *colind_out = NULL;
   *values_out = NULL;
-  SPS_TRY(sps_host_calloc(ctx, (void **)&rowptr, (size_t)nrows + 1, sizeof *rowptr, "CSR row offsets"));
+  SPS_TRY(
+      sps_host_calloc(ctx, (void **)&rowptr, (size_t)nrows + 1, sizeof *rowptr, "CSR row offsets"));
   SPS_TRY(sps_host_alloc(ctx, (void **)&colind, (size_t)nnz, sizeof *colind, "CSR column indices"));
   SPS_TRY(sps_host_alloc(ctx, (void **)&values, (size_t)nnz, sizeof *values, "CSR values"));
   /* Counting sort by row keeps the file order within a row (stable). */
-  for (int64_t k = 0; k < nnz; k++) rowptr[rows[k] + 1]++;
-  for (int64_t i = 0; i < nrows; i++) rowptr[i + 1] += rowptr[i];
+  for (int64_t k = 0; k < nnz; k++)
+    rowptr[rows[k] + 1]++;
+  for (int64_t i = 0; i < nrows; i++)
+    rowptr[i + 1] += rowptr[i];
   for (int64_t k = 0; k < nnz; k++) {
     int64_t p = rowptr[rows[k]]++;
     colind[p] = cols[k];
     values[p] = vals[k];
   }
-  for (int64_t i = nrows; i > 0; i--) rowptr[i] = rowptr[i - 1];
+  for (int64_t i = nrows; i > 0; i--)
+    rowptr[i] = rowptr[i - 1];
   rowptr[0] = 0;
   SPS_TRY(sps_csr_canonicalize(ctx, nrows, rowptr, colind, values, nnz_out));
   *rowptr_out = rowptr;

@@ -1,4 +1,5 @@
-/* error.c: status and reason strings from their X-macro lists, and the last-error message of a context. */
+/* error.c: status and reason strings from their X-macro lists, and the last-error message of a
+ * context. */
 #include <stdio.h>
 #include <string.h>
 
@@ -10,8 +11,8 @@ static _Thread_local char create_errmsg[SPS_ERRMSG_LEN];
 const char *sps_status_string(sps_status status)
 {
   switch (status) {
-#define SPS_X_CASE(name, value, text)                                                      \
-  case name:                                                                               \
+#define SPS_X_CASE(name, value, text)                                                              \
+  case name:                                                                                       \
     return text;
     SPS_STATUS_LIST(SPS_X_CASE)
 #undef SPS_X_CASE
@@ -22,8 +23,8 @@ const char *sps_status_string(sps_status status)
 const char *sps_status_name(sps_status status)
 {
   switch (status) {
-#define SPS_X_CASE(name, value, text)                                                      \
-  case name:                                                                               \
+#define SPS_X_CASE(name, value, text)                                                              \
+  case name:                                                                                       \
     return #name;
     SPS_STATUS_LIST(SPS_X_CASE)
 #undef SPS_X_CASE
@@ -34,8 +35,8 @@ const char *sps_status_name(sps_status status)
 const char *sps_reason_string(sps_reason reason)
 {
   switch (reason) {
-#define SPS_X_CASE(name, value, text)                                                      \
-  case name:                                                                               \
+#define SPS_X_CASE(name, value, text)                                                              \
+  case name:                                                                                       \
     return text;
     SPS_REASON_LIST(SPS_X_CASE)
 #undef SPS_X_CASE
@@ -46,8 +47,8 @@ const char *sps_reason_string(sps_reason reason)
 const char *sps_reason_name(sps_reason reason)
 {
   switch (reason) {
-#define SPS_X_CASE(name, value, text)                                                      \
-  case name:                                                                               \
+#define SPS_X_CASE(name, value, text)                                                              \
+  case name:                                                                                       \
     return #name;
     SPS_REASON_LIST(SPS_X_CASE)
 #undef SPS_X_CASE

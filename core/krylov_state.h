@@ -127,13 +127,16 @@ typedef struct sps_bicgstab_state {
  * Close column j = S->j of the cycle, after the orthogonalisation: on entry col[0..j+1] is
  * H(0:j+1, j) and S->hnext, S->wnorm are set; on exit col is R(0:j+1, j). Applies the
  * rotations 0..j-1, builds rotation j to zero h_{j+1,j}, rotates g (|g_{j+1}| is the residual
- * norm estimate), counts the step and sets the status. Both backends run this same code (the
- * CUDA one in one thread), so their transitions cannot drift.
+ * norm estimate), counts the step and sets the status. cs and sn are the rotations: S->cs
+ * and S->sn, or copies of them (the CUDA kernel passes copies in shared memory and writes
+ * rotation j back). Both backends run this same code (the CUDA one in one thread), so their
+ * transitions cannot drift.
  */
-static inline SPS_HOST_DEVICE void sps_gmres_close_column(sps_gmres_state *S, double *col)
+static inline SPS_HOST_DEVICE void sps_gmres_close_column(sps_gmres_state *S, double *col,
+                                                          double *cs, double *sn)
 {
   const int j = S->j;
-  double *cs = S->cs, *sn = S->sn, *g = S->g;
+  double *g = S->g;
   /* (x_i, x_{i+1}) <- (c_i x_i + s_i x_{i+1}, -s_i x_i + c_i x_{i+1}), i < j */
   for (int i = 0; i < j; i++) {
     double a = col[i], b = col[i + 1];

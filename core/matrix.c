@@ -1,4 +1,5 @@
-/* matrix.c: the sps_matrix object: creation from CSR arrays (checked, copied, canonicalised), device upload, queries. */
+/* matrix.c: the sps_matrix object: creation from CSR arrays (checked, copied, canonicalised),
+ * device upload, queries. */
 #include <string.h>
 
 #include "csr_assemble.h"
@@ -34,8 +35,10 @@ static sps_status matrix_upload(sps_matrix *A)
   if (A->nnz <= INT32_MAX) {
     size_t r32 = (size_t)(A->nrows + 1) * sizeof(int32_t);
     int32_t *h = NULL;
-    SPS_CHECK(sps_host_alloc(ctx, (void **)&h, (size_t)A->nrows + 1, sizeof *h, "int32 row offsets"));
-    for (int64_t i = 0; i <= A->nrows; i++) h[i] = (int32_t)A->rowptr[i];
+    SPS_CHECK(
+        sps_host_alloc(ctx, (void **)&h, (size_t)A->nrows + 1, sizeof *h, "int32 row offsets"));
+    for (int64_t i = 0; i <= A->nrows; i++)
+      h[i] = (int32_t)A->rowptr[i];
     sps_status st = ctx->be->malloc(ctx, (void **)&A->d_rowptr32, r32, "matrix int32 row offsets");
     if (!st) st = ctx->be->upload(ctx, A->d_rowptr32, h, r32);
     sps_host_free(h);
@@ -74,8 +77,7 @@ sps_status sps_matrix_adopt_csr(sps_context *ctx, sps_matrix **out, int64_t nrow
 }
 
 sps_status sps_matrix_create_csr(sps_context *ctx, sps_matrix **out, int64_t nrows, int64_t ncols,
-                                 const int64_t *rowptr, const int32_t *colind,
-                                 const double *values)
+                                 const int64_t *rowptr, const int32_t *colind, const double *values)
 {
   if (!ctx) return SPS_ERR_ARGUMENT;
   SPS_CHECK_ARG(ctx, out, "A");
@@ -84,9 +86,10 @@ sps_status sps_matrix_create_csr(sps_context *ctx, sps_matrix **out, int64_t nro
     SPS_FAIL(ctx, SPS_ERR_SIZE, "sps_matrix_create_csr: negative size %lld x %lld",
              (long long)nrows, (long long)ncols);
   if (nrows > INT32_MAX || ncols > INT32_MAX)
-    SPS_FAIL(ctx, SPS_ERR_SIZE,
-             "sps_matrix_create_csr: %lld x %lld exceeds the 32-bit index limit of %d rows and columns",
-             (long long)nrows, (long long)ncols, INT32_MAX);
+    SPS_FAIL(
+        ctx, SPS_ERR_SIZE,
+        "sps_matrix_create_csr: %lld x %lld exceeds the 32-bit index limit of %d rows and columns",
+        (long long)nrows, (long long)ncols, INT32_MAX);
   SPS_CHECK_ARG(ctx, rowptr, "rowptr");
   if (rowptr[0] != 0)
     SPS_FAIL(ctx, SPS_ERR_ARGUMENT, "sps_matrix_create_csr: rowptr[0] = %lld, must be 0",
@@ -159,8 +162,10 @@ static int64_t find_in_row(const sps_matrix *A, int64_t i, int32_t j)
   while (lo <= hi) {
     int64_t mid = lo + (hi - lo) / 2;
     if (A->colind[mid] == j) return mid;
-    if (A->colind[mid] < j) lo = mid + 1;
-    else hi = mid - 1;
+    if (A->colind[mid] < j)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
   }
   return -1;
 }
@@ -197,7 +202,8 @@ sps_status sps_matrix_get_csr(const sps_matrix *A, const int64_t **rowptr, const
 sps_status sps_matrix_scale(sps_matrix *A, double alpha)
 {
   if (!A) return SPS_ERR_ARGUMENT;
-  for (int64_t k = 0; k < A->nnz; k++) A->values[k] *= alpha;
+  for (int64_t k = 0; k < A->nnz; k++)
+    A->values[k] *= alpha;
   if (A->d_values) SPS_CHECK(A->ctx->be->scal(A->ctx, A->nnz, alpha, A->d_values));
   return SPS_SUCCESS;
 }

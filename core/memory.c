@@ -1,4 +1,5 @@
-/* memory.c: host allocation with overflow-checked sizes and a named failure message, and the wall clock. */
+/* memory.c: host allocation with overflow-checked sizes and a named failure message, and the wall
+ * clock. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>

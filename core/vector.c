@@ -11,7 +11,8 @@ sps_status sps_vector_create(sps_context *ctx, sps_vector **out, int64_t n)
   SPS_CHECK(sps_host_calloc(ctx, (void **)&v, 1, sizeof *v, "vector"));
   v->ctx = ctx;
   v->n = n;
-  sps_status st = ctx->be->malloc(ctx, (void **)&v->data, (size_t)n * sizeof(double), "vector data");
+  sps_status st =
+      ctx->be->malloc(ctx, (void **)&v->data, (size_t)n * sizeof(double), "vector data");
   if (!st) st = ctx->be->fill(ctx, n, 0.0, v->data);
   if (st) {
     sps_vector_destroy(&v);

@@ -160,28 +160,6 @@ static sps_status bicgstab_start(sps_solver *s, bicgstab_work *w, sps_bicgstab_s
   return be->upload(ctx, w->S, h, sizeof *h);
 }
 
-/*
- * The next batch: to the next multiple of the monitor interval when a monitor is set;
- * otherwise as many iterations as the last batch's rate of decrease says remain (at least
- * one graph, at most twice the last batch). Never past maxit.
- */
-static int bicgstab_next_batch(const sps_solver *s, int last, double rate, double rnorm, int it)
-{
-  int b;
-  if (s->monitor && s->monitor_every > 0) {
-    b = s->monitor_every - it % s->monitor_every;
-  } else {
-    b = 2 * last;
-    if (rate > 0.0 && rate < 1.0 && rnorm > s->tol) {
-      double need = ceil(log(s->tol / rnorm) / log(rate));
-      if (need < b) b = (int)need;
-    }
-    if (b < BICGSTAB_GRAPH_ITERATIONS) b = BICGSTAB_GRAPH_ITERATIONS;
-    if (b > BICGSTAB_MAX_BATCH) b = BICGSTAB_MAX_BATCH;
-  }
-  return b < s->maxit - it ? b : s->maxit - it;
-}
-
 static sps_status bicgstab_solve(sps_solver *s, const double *b, double *x, double rnorm0)
 {
   sps_context *ctx = s->ctx;
@@ -198,7 +176,8 @@ static sps_status bicgstab_solve(sps_solver *s, const double *b, double *x, doub
   SPS_CHECK(bicgstab_start(s, w, &h));
   s->reason = SPS_REASON_NONE;
 
-  int batch = bicgstab_next_batch(s, BICGSTAB_GRAPH_ITERATIONS / 2, 0.0, rnorm, 0);
+  int batch = sps_solver_next_batch(s, BICGSTAB_GRAPH_ITERATIONS / 2, 0.0, rnorm, 0,
+                                    BICGSTAB_GRAPH_ITERATIONS, BICGSTAB_MAX_BATCH);
   while (s->reason == SPS_REASON_NONE) {
     if (h.status == SPS_BICGSTAB_RUNNING) {
       if (batch <= 0) {
@@ -223,7 +202,8 @@ static sps_status bicgstab_solve(sps_solver *s, const double *b, double *x, doub
       double rate = 0.0;
       if (h.it > it0 && rnorm > 0.0 && rnorm_batch > 0.0)
         rate = pow(rnorm / rnorm_batch, 1.0 / (h.it - it0));
-      batch = bicgstab_next_batch(s, batch, rate, rnorm, h.it);
+      batch = sps_solver_next_batch(s, batch, rate, rnorm, h.it, BICGSTAB_GRAPH_ITERATIONS,
+                                    BICGSTAB_MAX_BATCH);
     }
     switch (h.status) {
     case SPS_BICGSTAB_RUNNING:

@@ -1,4 +1,5 @@
-/* cg.c: the preconditioned conjugate gradient method for symmetric positive definite A, driven from the device in batches. */
+/* cg.c: the preconditioned conjugate gradient method for symmetric positive definite A, driven from
+ * the device in batches. */
 #include <math.h>
 
 #include "solver_internal.h"
@@ -85,8 +86,7 @@ static sps_status cg_setup(sps_solver *s)
   if (!be->cg_alpha || !be->cg_update || !be->cg_direction)
     SPS_FAIL(ctx, SPS_ERR_UNSUPPORTED, "CG: the %s backend has no fused CG steps", be->name);
   if (!sps_precond_is_identity(s->pc) && !sps_precond_diagonal_inverse(s->pc))
-    SPS_FAIL(ctx, SPS_ERR_UNSUPPORTED, "CG: preconditioner '%s' is not diagonal",
-             s->pc->ops->name);
+    SPS_FAIL(ctx, SPS_ERR_UNSUPPORTED, "CG: preconditioner '%s' is not diagonal", s->pc->ops->name);
   cg_work *w;
   SPS_CHECK(sps_host_calloc(ctx, (void **)&w, 1, sizeof *w, "CG work space"));
   s->work = w;
@@ -102,7 +102,8 @@ static sps_status cg_setup(sps_solver *s)
   if (be->graph_begin && s->n > 0) {
     /* The steps read only the state in S, so the captured iterations serve every solve. */
     SPS_TRY(be->graph_begin(ctx));
-    for (int k = 0; k < CG_GRAPH_ITERATIONS && st == SPS_SUCCESS; k++) st = cg_issue(s, w);
+    for (int k = 0; k < CG_GRAPH_ITERATIONS && st == SPS_SUCCESS; k++)
+      st = cg_issue(s, w);
     sps_status st_end = be->graph_end(ctx, &w->graph);
     if (st == SPS_SUCCESS) st = st_end;
     if (st) goto cleanup;
@@ -126,28 +127,6 @@ static sps_status cg_start(sps_solver *s, cg_work *w, sps_cg_state *h, double *r
   return be->upload(ctx, w->S, h, sizeof *h);
 }
 
-/*
- * The next batch: as many iterations as the last batch's rate of decrease says remain (at
- * least one graph, at most twice the last batch), or exactly the monitor interval when a
- * monitor is set, and never past maxit.
- */
-static int cg_next_batch(const sps_solver *s, int last, double rate, double rnorm, int it)
-{
-  int b;
-  if (s->monitor && s->monitor_every > 0) {
-    b = s->monitor_every;
-  } else {
-    b = 2 * last;
-    if (rate > 0.0 && rate < 1.0 && rnorm > s->tol) {
-      double need = ceil(log(s->tol / rnorm) / log(rate));
-      if (need < b) b = (int)need;
-    }
-    if (b < CG_GRAPH_ITERATIONS) b = CG_GRAPH_ITERATIONS;
-    if (b > CG_MAX_BATCH) b = CG_MAX_BATCH;
-  }
-  return b < s->maxit - it ? b : s->maxit - it;
-}
-
 static sps_status cg_solve(sps_solver *s, const double *b, double *x, double rnorm0)
 {
   sps_context *ctx = s->ctx;
@@ -162,10 +141,13 @@ static sps_status cg_solve(sps_solver *s, const double *b, double *x, double rno
   h.maxit = s->maxit;
   SPS_CHECK(cg_start(s, w, &h, &rz));
   s->reason = SPS_REASON_NONE;
-  if (sps_solver_bad(rz)) s->reason = SPS_DIVERGED_NAN;
-  else if (rz < 0.0) s->reason = SPS_DIVERGED_INDEFINITE_PRECOND;
+  if (sps_solver_bad(rz))
+    s->reason = SPS_DIVERGED_NAN;
+  else if (rz < 0.0)
+    s->reason = SPS_DIVERGED_INDEFINITE_PRECOND;
 
-  int batch = cg_next_batch(s, CG_GRAPH_ITERATIONS / 2, 0.0, rnorm, 0);
+  int batch = sps_solver_next_batch(s, CG_GRAPH_ITERATIONS / 2, 0.0, rnorm, 0, CG_GRAPH_ITERATIONS,
+                                    CG_MAX_BATCH);
   while (s->reason == SPS_REASON_NONE) {
     if (batch <= 0) {
       s->reason = SPS_DIVERGED_MAX_ITERATIONS;
@@ -178,15 +160,15 @@ static sps_status cg_solve(sps_solver *s, const double *b, double *x, double rno
     if (w->graph)
       for (; k + CG_GRAPH_ITERATIONS <= batch; k += CG_GRAPH_ITERATIONS)
         SPS_CHECK(be->graph_launch(ctx, w->graph));
-    for (; k < batch; k++) SPS_CHECK(cg_issue(s, w));
+    for (; k < batch; k++)
+      SPS_CHECK(cg_issue(s, w));
     SPS_CHECK(be->download(ctx, &h, w->S, sizeof h));
     rnorm = sqrt(h.rr);
-    if (s->monitor && s->monitor_every > 0 && h.it > it0)
-      s->monitor(s->monitor_user, h.it, rnorm);
+    if (s->monitor && s->monitor_every > 0 && h.it > it0) s->monitor(s->monitor_user, h.it, rnorm);
     double rate = 0.0;
     if (h.it > it0 && rnorm > 0.0 && rnorm0_batch > 0.0)
       rate = pow(rnorm / rnorm0_batch, 1.0 / (h.it - it0));
-    batch = cg_next_batch(s, batch, rate, rnorm, h.it);
+    batch = sps_solver_next_batch(s, batch, rate, rnorm, h.it, CG_GRAPH_ITERATIONS, CG_MAX_BATCH);
     switch (h.status) {
     case SPS_CG_RUNNING:
       break;
@@ -199,8 +181,10 @@ static sps_status cg_solve(sps_solver *s, const double *b, double *x, double rno
       }
       /* The recurrence drifted from b - Ax: restart from the true residual. */
       SPS_CHECK(cg_start(s, w, &h, &rz));
-      if (rz < 0.0) s->reason = SPS_DIVERGED_INDEFINITE_PRECOND;
-      else if (h.it >= s->maxit) s->reason = SPS_DIVERGED_MAX_ITERATIONS;
+      if (rz < 0.0)
+        s->reason = SPS_DIVERGED_INDEFINITE_PRECOND;
+      else if (h.it >= s->maxit)
+        s->reason = SPS_DIVERGED_MAX_ITERATIONS;
       break;
     }
     case SPS_CG_MAX_ITERATIONS:

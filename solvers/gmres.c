@@ -186,7 +186,8 @@ static sps_status gmres_setup_device(sps_solver *s, gmres_work *gw, size_t nwork
     if (st == SPS_SUCCESS) st = st_end;
     if (st) return st;
     SPS_CHECK(be->graph_begin(ctx));
-    for (int k = 0; k < GMRES_GRAPH_ITERATIONS && st == SPS_SUCCESS; k++) st = gmres_issue(s, gw);
+    for (int k = 0; k < GMRES_GRAPH_ITERATIONS && st == SPS_SUCCESS; k++)
+      st = gmres_issue(s, gw);
     st_end = be->graph_end(ctx, &gw->graph4);
     if (st == SPS_SUCCESS) st = st_end;
   }
@@ -240,22 +241,6 @@ static sps_status gmres_setup(sps_solver *s)
 cleanup:
   if (st) gmres_destroy(s);
   return st;
-}
-
-/*
- * The length of the next batch when no monitor is set: as many inner iterations as the last
- * batch's rate of decrease says remain, at least GMRES_MIN_BATCH, at most twice the last.
- */
-static int gmres_next_batch(const sps_solver *s, int last, double rate, double rnorm)
-{
-  int b = 2 * last;
-  if (rate > 0.0 && rate < 1.0 && rnorm > s->tol) {
-    double need = ceil(log(s->tol / rnorm) / log(rate));
-    if (need < b) b = (int)need;
-  }
-  if (b < GMRES_MIN_BATCH) b = GMRES_MIN_BATCH;
-  if (b > GMRES_MAX_BATCH) b = GMRES_MAX_BATCH;
-  return b;
 }
 
 /*
@@ -331,7 +316,7 @@ static sps_status gmres_solve_device(sps_solver *s, const double *b, double *x, 
   SPS_CHECK(be->upload(ctx, gw->S, &h, sizeof h));
   SPS_CHECK(be->gmres_start(ctx, s->n, s->r, gw->V, gw->vcur, gw->S));
   s->reason = SPS_REASON_NONE;
-  int want = GMRES_MIN_BATCH, monitored = 0;
+  int want = gw->m, monitored = 0; /* the first batch is the whole cycle */
   while (s->reason == SPS_REASON_NONE) {
     /* To the next monitor call or the adaptive length; never past the cycle or maxit. */
     int len = monitor_every > 0 ? monitor_every - h.it % monitor_every : want;
@@ -359,7 +344,7 @@ static sps_status gmres_solve_device(sps_solver *s, const double *b, double *x, 
     double rate = 0.0;
     if (h.it > it0 && rnorm > 0.0 && rnorm_batch > 0.0)
       rate = pow(rnorm / rnorm_batch, 1.0 / (h.it - it0));
-    want = gmres_next_batch(s, want, rate, rnorm);
+    want = sps_solver_adaptive_batch(s, want, rate, rnorm, GMRES_MIN_BATCH, GMRES_MAX_BATCH);
     if (h.status != SPS_GMRES_RUNNING) SPS_CHECK(gmres_cycle_end(s, gw, b, x, &h, &rnorm));
   }
   s->iterations = h.it;

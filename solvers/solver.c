@@ -35,6 +35,27 @@ int sps_solver_bad(double v)
   return !isfinite(v);
 }
 
+int sps_solver_adaptive_batch(const sps_solver *s, int last, double rate, double rnorm,
+                              int min_batch, int max_batch)
+{
+  int b = 2 * last;
+  if (rate > 0.0 && rate < 1.0 && rnorm > s->tol) {
+    double need = ceil(log(s->tol / rnorm) / log(rate));
+    if (need < b) b = (int)need;
+  }
+  if (b < min_batch) b = min_batch;
+  return b > max_batch ? max_batch : b;
+}
+
+int sps_solver_next_batch(const sps_solver *s, int last, double rate, double rnorm, int it,
+                          int min_batch, int max_batch)
+{
+  int b = s->monitor && s->monitor_every > 0
+              ? s->monitor_every - it % s->monitor_every
+              : sps_solver_adaptive_batch(s, last, rate, rnorm, min_batch, max_batch);
+  return b < s->maxit - it ? b : s->maxit - it;
+}
+
 sps_reason sps_solver_test(const sps_solver *s, double rnorm)
 {
   if (!(rnorm <= s->tol)) return SPS_REASON_NONE;

@@ -99,6 +99,18 @@ sps_status sps_solver_residual(sps_solver *s, const double *b, const double *x, 
 sps_status sps_solver_confirm(sps_solver *s, const double *b, const double *x, double *r,
                               double *norm, sps_reason *reason);
 
+/*
+ * Batches of device-driven iterations. sps_solver_adaptive_batch: twice the last batch, or as
+ * many as the last batch's rate of decrease per iteration (`rate`, 0 when unknown) says
+ * remain to reach s->tol from rnorm, within [min_batch, max_batch]. sps_solver_next_batch:
+ * to the next multiple of the monitor interval when a monitor is set, else the adaptive
+ * length; never past maxit (it: iterations done).
+ */
+int sps_solver_adaptive_batch(const sps_solver *s, int last, double rate, double rnorm,
+                              int min_batch, int max_batch);
+int sps_solver_next_batch(const sps_solver *s, int last, double rate, double rnorm, int it,
+                          int min_batch, int max_batch);
+
 /* Nonzero when v is NaN or +-Inf. */
 int sps_solver_bad(double v);
 

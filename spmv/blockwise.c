@@ -1,6 +1,7 @@
-/* blockwise.c: the blockwise SpMV variant (seed 002): rows split once into short-row blocks and long-row parts, all served by one launch. */
-#include "spmv_internal.h"
+/* blockwise.c: the blockwise SpMV variant (seed 002): rows split once into short-row blocks and
+ * long-row parts, all served by one launch. */
 #include "ref/kernels.h"
+#include "spmv_internal.h"
 #ifdef SPS_HAVE_CUDA
 #include "../core/cuda_state.h"
 #include "cuda/launchers.h"
@@ -32,12 +33,14 @@ typedef struct blockwise_data {
   unsigned *counter;      /* one per long row of several parts, zero between calls */
 } blockwise_data;
 
-/* Threads per row of a vector-mode short block: the mean's rule, at most 32 steps for the longest row. */
+/* Threads per row of a vector-mode short block: the mean's rule, at most 32 steps for the longest
+ * row. */
 static int16_t short_block_tpr(int64_t rows, int64_t nz, int64_t maxl)
 {
   if (nz <= SPS_BLOCKWISE_STREAM_MEAN * rows) return 0;
   int tpr = sps_spmv_tpr_from_mean((double)nz / (double)rows, 1);
-  while (tpr < 32 && (maxl + tpr - 1) / tpr > 32) tpr *= 2;
+  while (tpr < 32 && (maxl + tpr - 1) / tpr > 32)
+    tpr *= 2;
   return (int16_t)tpr;
 }
 
@@ -124,8 +127,8 @@ static sps_status blockwise_setup(sps_spmv_plan *plan)
                                "blockwise descriptors"));
   SPS_CHECK(ctx->be->malloc(ctx, (void **)&d->partial, (size_t)d->nblocks * sizeof(double),
                             "blockwise partial sums"));
-  SPS_CHECK(sps_host_calloc(ctx, (void **)&zeros, (size_t)nslots, sizeof *zeros,
-                            "blockwise counters"));
+  SPS_CHECK(
+      sps_host_calloc(ctx, (void **)&zeros, (size_t)nslots, sizeof *zeros, "blockwise counters"));
   SPS_CHECK(sps_spmv_to_device(ctx, (void **)&zeros, (void **)&d->counter,
                                (size_t)nslots * sizeof(unsigned), "blockwise counters"));
   return SPS_SUCCESS;
@@ -138,10 +141,10 @@ static sps_status blockwise_apply(sps_spmv_plan *plan, double alpha, const doubl
   const sps_matrix *A = plan->A;
 #ifdef SPS_HAVE_CUDA
   if (plan->ctx->kind == SPS_DEVICE_CUDA) {
-    SPS_CUDA_LAUNCH(plan->ctx, sps_cuda_blockwise(sps_cuda(plan->ctx)->stream, A->d_rowptr,
-                                                  A->d_rowptr32, A->d_colind, A->d_values,
-                                                  d->nblocks, d->blocks, d->partial, d->counter,
-                                                  alpha, x, beta, y));
+    SPS_CUDA_LAUNCH(plan->ctx,
+                    sps_cuda_blockwise(sps_cuda(plan->ctx)->stream, A->d_rowptr, A->d_rowptr32,
+                                       A->d_colind, A->d_values, d->nblocks, d->blocks, d->partial,
+                                       d->counter, alpha, x, beta, y));
     return SPS_SUCCESS;
   }
 #endif

@@ -1,4 +1,5 @@
-/* plan.c: the SpMV variant registry and the sps_spmv_plan API (create, set, setup, apply, destroy). */
+/* plan.c: the SpMV variant registry and the sps_spmv_plan API (create, set, setup, apply, destroy).
+ */
 #include <string.h>
 
 #include "spmv_internal.h"
@@ -103,7 +104,8 @@ int sps_spmv_tpr_from_mean(double mean, int lo)
 {
   /* Double t while the mean lies above the geometric midpoint t*sqrt(2) of t and 2t. */
   int t = lo;
-  while (t < 32 && mean > 1.4142135623730951 * t) t *= 2;
+  while (t < 32 && mean > 1.4142135623730951 * t)
+    t *= 2;
   return t;
 }
 

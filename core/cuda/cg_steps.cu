@@ -24,58 +24,17 @@
 #include <cuda_runtime.h>
 
 #include "../krylov_state.h"
+#include "reduce.cuh"
 
-namespace {
-
-constexpr int kThreads = 256;
-constexpr int kWarps = kThreads / 32;
-
-__device__ inline double warp_sum(double v)
+namespace
 {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
-  return v;
-}
 
-/* Sum v over the block; the result is valid in thread 0. */
-__device__ inline double block_sum(double v, double *sh)
-{
-  v = warp_sum(v);
-  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  __syncthreads();
-  if (lane == 0) sh[warp] = v;
-  __syncthreads();
-  v = threadIdx.x < kWarps ? sh[threadIdx.x] : 0.0;
-  if (warp == 0) v = warp_sum(v);
-  return v;
-}
-
-/*
- * Publish this block's partial sums (NV of them) and return true in every thread of the
- * last block to arrive; that block then finds all partials written.
- */
-template <int NV>
-__device__ inline bool publish_partials(const double (&part)[NV], double *partials,
-                                        unsigned *ticket)
-{
-  __shared__ bool last;
-  if (threadIdx.x == 0) {
-    for (int k = 0; k < NV; k++) partials[k * gridDim.x + blockIdx.x] = part[k];
-    __threadfence();
-    unsigned t = atomicAdd(ticket, 1u);
-    last = (t == gridDim.x - 1);
-  }
-  __syncthreads();
-  return last;
-}
-
-/* In the last block: total of partial k over all blocks, in a fixed order; valid in thread 0. */
-__device__ inline double gather_partials(const double *partials, int k, double *sh)
-{
-  double v = 0.0;
-  for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x)
-    v += __ldcg(&partials[k * gridDim.x + b]);
-  return block_sum(v, sh);
-}
+using sps_reduce::arrive_last;
+using sps_reduce::block_sum;
+using sps_reduce::gather_block;
+using sps_reduce::grid_for;
+using sps_reduce::kThreads;
+using sps_reduce::kWarps;
 
 __device__ inline bool bad(double v)
 {
@@ -93,9 +52,10 @@ __global__ void cg_alpha_kernel(int64_t n, const double *__restrict__ p,
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x)
     s += p[i] * q[i];
-  double part[1] = {block_sum(s, sh)};
-  if (!publish_partials<1>(part, partials, ticket)) return;
-  double pq = gather_partials(partials, 0, sh);
+  s = block_sum(s, sh);
+  if (threadIdx.x == 0) partials[blockIdx.x] = s;
+  if (!arrive_last(ticket)) return;
+  const double pq = gather_block(partials, 0, sh);
   if (threadIdx.x == 0) {
     S->pq = pq;
     if (bad(pq)) {
@@ -138,10 +98,15 @@ __global__ void cg_update_kernel(int64_t n, const double *__restrict__ p,
       rz += ri * zi;
     }
   }
-  double part[2] = {block_sum(rr, sh), dinv ? block_sum(rz, sh) : 0.0};
-  if (!publish_partials<2>(part, partials, ticket)) return;
-  double rr_all = gather_partials(partials, 0, sh);
-  double rz_all = dinv ? gather_partials(partials, 1, sh) : 0.0;
+  rr = block_sum(rr, sh);
+  if (dinv) rz = block_sum(rz, sh);
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = rr;
+    partials[gridDim.x + blockIdx.x] = rz;
+  }
+  if (!arrive_last(ticket)) return;
+  const double rr_all = gather_block(partials, 0, sh);
+  double rz_all = dinv ? gather_block(partials, 1, sh) : 0.0;
   if (threadIdx.x == 0) {
     if (!dinv) rz_all = rr_all;
     int it = S->it + 1;
@@ -164,22 +129,14 @@ __global__ void cg_update_kernel(int64_t n, const double *__restrict__ p,
 }
 
 /* p <- z + beta p */
-__global__ void cg_direction_kernel(int64_t n, const double *__restrict__ z,
-                                    double *__restrict__ p, const sps_cg_state *S)
+__global__ void cg_direction_kernel(int64_t n, const double *__restrict__ z, double *__restrict__ p,
+                                    const sps_cg_state *S)
 {
   if (S->status != SPS_CG_RUNNING) return;
   const double beta = S->beta;
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x)
     p[i] = z[i] + beta * p[i];
-}
-
-/* The shared-partials kernels keep their grid within the partials buffer. */
-unsigned grid_for(int64_t n, unsigned max_blocks)
-{
-  int64_t b = (n + kThreads - 1) / kThreads;
-  if (b > (int64_t)max_blocks) b = max_blocks;
-  return (unsigned)(b > 0 ? b : 1);
 }
 
 } // namespace
@@ -197,8 +154,8 @@ extern "C" cudaError_t sps_cuda_cg_update(cudaStream_t s, unsigned max_blocks, i
                                           double *x, double *r, double *z, sps_cg_state *S,
                                           double *partials, unsigned *ticket)
 {
-  cg_update_kernel<<<grid_for(n, max_blocks), kThreads, 0, s>>>(n, p, q, dinv, x, r, z, S,
-                                                                partials, ticket);
+  cg_update_kernel<<<grid_for(n, max_blocks), kThreads, 0, s>>>(n, p, q, dinv, x, r, z, S, partials,
+                                                                ticket);
   return cudaGetLastError();
 }
 

@@ -224,7 +224,8 @@ __global__ void gmres_correct_dots_kernel(int64_t n, const double *__restrict__ 
 /*
  * w <- w - V_j h2 and w.w in one pass; the last block then sets H(0:j, j) += h2,
  * H(j+1, j) = hnext = ||w||, and closes the column (sps_gmres_close_column) in thread 0 on a
- * shared copy that becomes R(0:j+1, j). Dynamic shared memory: h2 (m+1), the column (m+1).
+ * shared copy that becomes R(0:j+1, j). Dynamic shared memory: h2 (m+1), the column (m+1),
+ * and copies of the rotations' cosines and sines (m+1 each).
  */
 __global__ void gmres_correct_norm_kernel(int64_t n, const double *__restrict__ V, int64_t ldv,
                                           double *__restrict__ w, sps_gmres_state *S,
@@ -267,9 +268,19 @@ __global__ void gmres_correct_norm_kernel(int64_t n, const double *__restrict__ 
     hcol[j + 1] = hnext;
     col[j + 1] = hnext;
   }
+  /* The rotations 0..j into shared memory by the whole block, so that the one thread that
+   * applies them in sequence does not wait on a global load at each step (rotation j is
+   * then rebuilt, or left as it was when the column breaks down). */
+  double *cs = col + ldh, *sn = cs + ldh;
+  for (int c = threadIdx.x; c <= j; c += blockDim.x) {
+    cs[c] = S->cs[c];
+    sn[c] = S->sn[c];
+  }
   __syncthreads();
   if (threadIdx.x == 0) {
-    sps_gmres_close_column(S, col);
+    sps_gmres_close_column(S, col, cs, sn);
+    S->cs[j] = cs[j];
+    S->sn[j] = sn[j];
     *ticket = 0;
   }
   __syncthreads();
@@ -388,7 +399,7 @@ extern "C" cudaError_t sps_cuda_gmres_arnoldi(cudaStream_t s, unsigned max_block
   gmres_correct_dots_kernel<<<grid, kThreads, (kWarps + 1) * ldh * sizeof(double), s>>>(
       n, V, ldv, w, S, ticket);
   if ((e = cudaGetLastError()) != cudaSuccess) return e;
-  gmres_correct_norm_kernel<<<grid, kThreads, 2 * ldh * sizeof(double), s>>>(n, V, ldv, w, S,
+  gmres_correct_norm_kernel<<<grid, kThreads, 4 * ldh * sizeof(double), s>>>(n, V, ldv, w, S,
                                                                              ticket);
   if ((e = cudaGetLastError()) != cudaSuccess) return e;
   gmres_normalize_kernel<<<grid, kThreads, 0, s>>>(n, V, ldv, w, vcur, S);

@@ -1,4 +1,5 @@
-/* blockwise.cu: the blockwise SpMV kernel (seed 002, Gao et al. 2024): one launch, each thread block serving one block descriptor.
+/* blockwise.cu: the blockwise SpMV kernel (seed 002, Gao et al. 2024): one launch, each thread
+ * block serving one block descriptor.
  *
  * Thread-to-data map: thread block b (256 threads) reads descriptor b.
  *  - Streamed short block (tpr 0; rows of at most 64 and on average at most 16 nonzeros):
@@ -31,18 +32,18 @@
 #include "launchers.h"
 #include "reduce.cuh"
 
-namespace {
+namespace
+{
 
 constexpr int kThreads = SPS_BLOCKWISE_THREADS;
 constexpr int kWarps = kThreads / 32;
 
 template <typename Off>
-__device__ __forceinline__ void stream_rows(int64_t first, int64_t last,
-                                            const Off *__restrict__ rowptr,
-                                            const int32_t *__restrict__ colind,
-                                            const double *__restrict__ values, double alpha,
-                                            const double *__restrict__ x, double beta,
-                                            double *__restrict__ y, double *__restrict__ prod)
+__device__ __forceinline__ void
+stream_rows(int64_t first, int64_t last, const Off *__restrict__ rowptr,
+            const int32_t *__restrict__ colind, const double *__restrict__ values, double alpha,
+            const double *__restrict__ x, double beta, double *__restrict__ y,
+            double *__restrict__ prod)
 {
   const int64_t k0 = __ldg(&rowptr[first]), k1 = __ldg(&rowptr[last]);
   const int nz = (int)(k1 - k0);
@@ -54,18 +55,17 @@ __device__ __forceinline__ void stream_rows(int64_t first, int64_t last,
   for (int64_t row = first + threadIdx.x; row < last; row += kThreads) {
     const int b = (int)(__ldg(&rowptr[row]) - k0), e = (int)(__ldg(&rowptr[row + 1]) - k0);
     double s = 0.0;
-    for (int k = b; k < e; k++) s += prod[k];
+    for (int k = b; k < e; k++)
+      s += prod[k];
     y[row] = sps_axpby_out(alpha, s, beta, &y[row]);
   }
 }
 
 template <int G, typename Off>
-__device__ __forceinline__ void vector_rows(int64_t first, int64_t last,
-                                            const Off *__restrict__ rowptr,
-                                            const int32_t *__restrict__ colind,
-                                            const double *__restrict__ values, double alpha,
-                                            const double *__restrict__ x, double beta,
-                                            double *__restrict__ y)
+__device__ __forceinline__ void
+vector_rows(int64_t first, int64_t last, const Off *__restrict__ rowptr,
+            const int32_t *__restrict__ colind, const double *__restrict__ values, double alpha,
+            const double *__restrict__ x, double beta, double *__restrict__ y)
 {
   const int lane = threadIdx.x & (G - 1);
   const int group = threadIdx.x / G;
@@ -96,13 +96,27 @@ __global__ void __launch_bounds__(kThreads)
   if (bd.kind == SPS_BLOCK_SHORT) {
     const int64_t first = bd.row, last = (int64_t)bd.row + bd.count;
     switch (bd.tpr) {
-    case 0: stream_rows(first, last, rowptr, colind, values, alpha, x, beta, y, prod); break;
-    case 1: vector_rows<1>(first, last, rowptr, colind, values, alpha, x, beta, y); break;
-    case 2: vector_rows<2>(first, last, rowptr, colind, values, alpha, x, beta, y); break;
-    case 4: vector_rows<4>(first, last, rowptr, colind, values, alpha, x, beta, y); break;
-    case 8: vector_rows<8>(first, last, rowptr, colind, values, alpha, x, beta, y); break;
-    case 16: vector_rows<16>(first, last, rowptr, colind, values, alpha, x, beta, y); break;
-    default: vector_rows<32>(first, last, rowptr, colind, values, alpha, x, beta, y); break;
+    case 0:
+      stream_rows(first, last, rowptr, colind, values, alpha, x, beta, y, prod);
+      break;
+    case 1:
+      vector_rows<1>(first, last, rowptr, colind, values, alpha, x, beta, y);
+      break;
+    case 2:
+      vector_rows<2>(first, last, rowptr, colind, values, alpha, x, beta, y);
+      break;
+    case 4:
+      vector_rows<4>(first, last, rowptr, colind, values, alpha, x, beta, y);
+      break;
+    case 8:
+      vector_rows<8>(first, last, rowptr, colind, values, alpha, x, beta, y);
+      break;
+    case 16:
+      vector_rows<16>(first, last, rowptr, colind, values, alpha, x, beta, y);
+      break;
+    default:
+      vector_rows<32>(first, last, rowptr, colind, values, alpha, x, beta, y);
+      break;
     }
     return;
   }
@@ -133,7 +147,8 @@ __global__ void __launch_bounds__(kThreads)
   __threadfence();
   double total = 0.0;
   const int64_t b0 = b - bd.count;
-  for (int64_t q = b0; q < b0 + bd.parts; q++) total += __ldcg(&partial[q]);
+  for (int64_t q = b0; q < b0 + bd.parts; q++)
+    total += __ldcg(&partial[q]);
   y[r] = sps_axpby_out(alpha, total, beta, &y[r]);
   counter[bd.slot] = 0u;
 }

@@ -20,7 +20,8 @@
 #include "launchers.h"
 #include "reduce.cuh"
 
-namespace {
+namespace
+{
 
 constexpr int kThreads = 256;
 
@@ -51,10 +52,10 @@ extern "C" cudaError_t sps_cuda_csr_scalar(cudaStream_t stream, int64_t nrows,
   if (nrows <= 0) return cudaSuccess;
   unsigned blocks = (unsigned)((nrows + kThreads - 1) / kThreads);
   if (rowptr32)
-    csr_scalar_kernel<int32_t><<<blocks, kThreads, 0, stream>>>(nrows, rowptr32, colind, values,
-                                                                alpha, x, beta, y);
+    csr_scalar_kernel<int32_t>
+        <<<blocks, kThreads, 0, stream>>>(nrows, rowptr32, colind, values, alpha, x, beta, y);
   else
-    csr_scalar_kernel<int64_t><<<blocks, kThreads, 0, stream>>>(nrows, rowptr, colind, values,
-                                                                alpha, x, beta, y);
+    csr_scalar_kernel<int64_t>
+        <<<blocks, kThreads, 0, stream>>>(nrows, rowptr, colind, values, alpha, x, beta, y);
   return cudaGetLastError();
 }
