@@ -162,8 +162,7 @@ static sps_status gmres_setup_device(sps_solver *s, gmres_work *gw, size_t nwork
   SPS_CHECK(sps_solver_vec_alloc(s, &gw->vcur, "GMRES current basis vector"));
   SPS_CHECK(sps_solver_vec_alloc(s, &gw->w, "GMRES A M^-1 v"));
   SPS_CHECK(sps_solver_vec_alloc(s, &gw->u, "GMRES V y"));
-  if (gw->Z || !sps_precond_is_identity(s->pc))
-    SPS_CHECK(sps_solver_vec_alloc(s, &gw->z, "GMRES M^-1 v"));
+  if (!sps_precond_is_identity(s->pc)) SPS_CHECK(sps_solver_vec_alloc(s, &gw->z, "GMRES M^-1 v"));
   SPS_CHECK(be->malloc(ctx, (void **)&gw->dense, ndense * sizeof(double),
                        "GMRES Hessenberg, rotations and history"));
   SPS_CHECK(be->malloc(ctx, (void **)&gw->S, sizeof *gw->S, "GMRES state"));
