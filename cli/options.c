@@ -20,6 +20,7 @@ typedef enum opt_id {
   OPT_ATOL,
   OPT_MAXIT,
   OPT_RESTART,
+  OPT_FLEXIBLE,
   OPT_DEVICE,
   OPT_SPMV,
   OPT_TPR,
@@ -50,6 +51,7 @@ static const opt_spec option_table[] = {
     {"atol", 0, ARG_REQUIRED, OPT_ATOL},
     {"maxit", 0, ARG_REQUIRED, OPT_MAXIT},
     {"restart", 0, ARG_REQUIRED, OPT_RESTART},
+    {"flexible", 0, ARG_NONE, OPT_FLEXIBLE},
     {"device", 0, ARG_REQUIRED, OPT_DEVICE},
     {"spmv", 0, ARG_REQUIRED, OPT_SPMV},
     {"spmv-threads-per-row", 0, ARG_REQUIRED, OPT_TPR},
@@ -87,6 +89,9 @@ void cli_print_help(void)
         "  --maxit N             maximum iterations, N >= 1 (default 10000; GMRES counts inner\n"
         "                        iterations)\n"
         "  --restart M           GMRES restart length, M >= 1 (default 30)\n"
+        "  --flexible            flexible GMRES: keep the preconditioned vector of every\n"
+        "                        inner iteration and update x with them (n*M more doubles);\n"
+        "                        for preconditioners that change between iterations\n"
         "\n"
         "Device and kernel:\n"
         "  --device auto|cpu|cuda|cuda:N\n"
@@ -310,6 +315,9 @@ static int apply_option(const opt_spec *spec, const char *val, cli_options *opt,
     return parse_int(name, val, 1, &opt->maxit);
   case OPT_RESTART:
     return parse_int(name, val, 1, &opt->restart);
+  case OPT_FLEXIBLE:
+    opt->flexible = 1;
+    return 0;
   case OPT_DEVICE:
     return parse_device(val, opt);
   case OPT_SPMV:

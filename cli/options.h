@@ -44,6 +44,7 @@ typedef struct cli_options {
   sps_precond_type precond;
   double rtol, atol;
   int maxit, restart;
+  int flexible; /* --flexible: flexible GMRES */
   sps_device_kind device;
   int device_index;
   sps_spmv_kind spmv;

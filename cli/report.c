@@ -78,7 +78,8 @@ void cli_report_text(FILE *out, const cli_report *r)
     fprintf(out, "rhs             %s\n", rhs_name(o->rhs));
   fprintf(out, "device          %s\n", r->device);
   fprintf(out, "solver          %s", sps_solver_type_name(r->solver));
-  if (r->solver == SPS_SOLVER_GMRES) fprintf(out, "(%d)", o->restart);
+  if (r->solver == SPS_SOLVER_GMRES)
+    fprintf(out, "(%d)%s", o->restart, o->flexible ? ", flexible" : "");
   fprintf(out, ", rtol %g, atol %g, maxit %d\n", o->rtol, o->atol, o->maxit);
   fprintf(out, "preconditioner  %s\n", sps_precond_type_name(o->precond));
   fprintf(out, "spmv            %s", sps_spmv_kind_name(r->spmv));
@@ -193,6 +194,8 @@ void cli_report_json(FILE *out, const cli_report *r)
   fprintf(out, "%d", o->maxit);
   json_key(out, "restart");
   fprintf(out, "%d", o->restart);
+  json_key(out, "flexible");
+  fputs(r->solver == SPS_SOLVER_GMRES && o->flexible ? "true" : "false", out);
   json_key(out, "iterations");
   fprintf(out, "%d", r->iterations);
   json_key(out, "converged");

@@ -276,6 +276,19 @@ static sps_status cpu_gmres_update(sps_context *ctx, int64_t n, int m, const dou
   return cpu_gemv_n(ctx, n, k, 1.0, V, ldv, y, u);
 }
 
+/* Flexible GMRES: Z(:, j) <- z for j = S->j, while the cycle runs. */
+static sps_status cpu_gmres_store_z(sps_context *ctx, int64_t n, const double *z, double *Z,
+                                    int64_t ldz, const sps_gmres_state *S)
+{
+  (void)ctx;
+  if (S->status != SPS_GMRES_RUNNING) return SPS_SUCCESS;
+  double *zj = Z + (int64_t)S->j * ldz;
+#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
+  for (int64_t i = 0; i < n; i++)
+    zj[i] = z[i];
+  return SPS_SUCCESS;
+}
+
 /* sigma <- r0hat.v, alpha <- rho/sigma; s <- r - alpha v, ss <- s.s, the early-exit test. */
 static sps_status cpu_bicgstab_step_a(sps_context *ctx, int64_t n, const double *r0hat,
                                       const double *v, const double *r, double *s,
@@ -387,6 +400,7 @@ const sps_backend sps_backend_cpu = {
     .gmres_start = cpu_gmres_start,
     .gmres_arnoldi = cpu_gmres_arnoldi,
     .gmres_update = cpu_gmres_update,
+    .gmres_store_z = cpu_gmres_store_z,
     .bicgstab_step_a = cpu_bicgstab_step_a,
     .bicgstab_step_b = cpu_bicgstab_step_b,
     .bicgstab_direction = cpu_bicgstab_direction,

@@ -285,6 +285,14 @@ static sps_status cu_gmres_update(sps_context *ctx, int64_t n, int m, const doub
   return SPS_SUCCESS;
 }
 
+static sps_status cu_gmres_store_z(sps_context *ctx, int64_t n, const double *z, double *Z,
+                                   int64_t ldz, const sps_gmres_state *S)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_gmres_store_z(cs->stream, cs->reduce_blocks, n, z, Z, ldz, S));
+  return SPS_SUCCESS;
+}
+
 static sps_status cu_bicgstab_step_a(sps_context *ctx, int64_t n, const double *r0hat,
                                      const double *v, const double *r, double *s,
                                      sps_bicgstab_state *S)
@@ -371,6 +379,7 @@ const sps_backend sps_backend_cuda = {
     .gmres_start = cu_gmres_start,
     .gmres_arnoldi = cu_gmres_arnoldi,
     .gmres_update = cu_gmres_update,
+    .gmres_store_z = cu_gmres_store_z,
     .bicgstab_step_a = cu_bicgstab_step_a,
     .bicgstab_step_b = cu_bicgstab_step_b,
     .bicgstab_direction = cu_bicgstab_direction,

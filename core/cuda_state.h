@@ -93,6 +93,8 @@ cudaError_t sps_cuda_gmres_arnoldi(cudaStream_t s, unsigned max_blocks, int64_t 
                                    sps_gmres_state *S, unsigned *ticket);
 cudaError_t sps_cuda_gmres_update(cudaStream_t s, unsigned max_blocks, int64_t n, int m,
                                   const double *V, int64_t ldv, sps_gmres_state *S, double *u);
+cudaError_t sps_cuda_gmres_store_z(cudaStream_t s, unsigned max_blocks, int64_t n, const double *z,
+                                   double *Z, int64_t ldz, const sps_gmres_state *S);
 
 /* Launchers of core/cuda/bicgstab_steps.cu (fused BiCGSTAB steps, scalars on the device). */
 cudaError_t sps_cuda_bicgstab_step_a(cudaStream_t st, unsigned max_blocks, int64_t n,

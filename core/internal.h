@@ -131,6 +131,11 @@ typedef struct sps_backend {
    *   gmres_update     k = S->j: y <- R(0:k,0:k)^-1 g(0:k) (back substitution), u <- V_k y;
    *                    does nothing when the status is NAN. The solver then adds M^-1 u to x
    * Unlike the other steps, start and update run whatever the status (the host calls them).
+   *   gmres_store_z    flexible GMRES: Z(:, S->j) <- z (Z is n x m, leading dimension ldz),
+   *                    issued between the solver's z <- M^-1 vcur and its SpMV, so the same
+   *                    issued (or captured) work serves every j; returns at once when the
+   *                    status is not RUNNING. gmres_update with Z in place of V then forms
+   *                    u = Z_k y. Optional (without it flexible GMRES runs host-driven)
    */
   sps_status (*gmres_workspace)(sps_context *ctx, int64_t n, int m, size_t *ndoubles);
   sps_status (*gmres_start)(sps_context *ctx, int64_t n, const double *r, double *V, double *vcur,
@@ -139,6 +144,8 @@ typedef struct sps_backend {
                               double *w, double *vcur, sps_gmres_state *S);
   sps_status (*gmres_update)(sps_context *ctx, int64_t n, int m, const double *V, int64_t ldv,
                              sps_gmres_state *S, double *u);
+  sps_status (*gmres_store_z)(sps_context *ctx, int64_t n, const double *z, double *Z, int64_t ldz,
+                              const sps_gmres_state *S);
   /*
    * Device-driven BiCGSTAB steps (struct sps_bicgstab_state), right preconditioned: with
    * phat = M^-1 p, v = A phat, shat = M^-1 s, t = A shat issued by the solver in between,

@@ -328,7 +328,7 @@ sps_status sps_precond_type_from_name(const char *name, sps_precond_type *type);
 
 /**
  * Create a solver. Defaults: rtol 1e-8, atol 0, max iterations 10000, restart 30,
- * no preconditioner, SpMV auto, GMRES orthogonalisation CGS2, history off.
+ * no preconditioner, SpMV auto, GMRES orthogonalisation CGS2, GMRES not flexible, history off.
  */
 sps_status sps_solver_create(sps_context *ctx, sps_solver **solver, sps_solver_type type);
 /** Create a solver by name ("cg", "gmres", "bicgstab"). */
@@ -341,6 +341,16 @@ sps_status sps_solver_set_max_iterations(sps_solver *solver, int maxit);
 sps_status sps_solver_set_restart(sps_solver *solver, int restart);
 /** GMRES orthogonalisation (ignored by other methods). */
 sps_status sps_solver_set_orthogonalization(sps_solver *solver, sps_orthog orthog);
+/**
+ * Flexible GMRES (Saad 1993) when @p enable is nonzero (ignored by other methods; off by
+ * default): keep z_j = M^-1 v_j of every inner iteration in a second n x m basis Z and update
+ * x += Z_k y, so the method stays correct when the preconditioner changes between
+ * iterations, at the cost of n*m more doubles. Without a preconditioner it is plain GMRES.
+ * A change after setup rebuilds the work space.
+ * @return ::SPS_ERR_HOST_MEMORY or ::SPS_ERR_DEVICE_MEMORY when the rebuild fails (the
+ * solver then needs a new setup).
+ */
+sps_status sps_solver_set_flexible(sps_solver *solver, int enable);
 /** Preconditioner; takes effect at the next setup. */
 sps_status sps_solver_set_precond(sps_solver *solver, sps_precond_type precond);
 /** SpMV variant and threads per row (0 = choose); takes effect at the next setup. */

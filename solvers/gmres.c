@@ -1,4 +1,4 @@
-/* gmres.c: restarted GMRES(m), right preconditioned; CGS2 runs on the device, MGS on the host. */
+/* gmres.c: restarted GMRES(m), right preconditioned or flexible; device CGS2, host MGS. */
 #include <math.h>
 #include <string.h>
 
@@ -18,6 +18,14 @@
  *     apply it to g: |g_{j+1}| = ||b - A x_j|| (in exact arithmetic)
  *   x = x_0 + M^-1 V_k y,  y = argmin ||beta e_1 - H_k y|| = R_k^-1 g_{1:k}
  *
+ * Flexible GMRES (Saad 1993, "A flexible inner-outer preconditioned GMRES algorithm", SIAM J.
+ * Sci. Comput. 14): the preconditioner may change from one inner iteration to the next,
+ * z_j = M_j^-1 v_j. The cycle keeps every z_j in a second basis Z (n x m), so the Arnoldi
+ * relation becomes A Z_k = V_{k+1} H_k, and the update is x = x_0 + Z_k y with the same y:
+ * no preconditioner apply at the end of the cycle. With a fixed M, Z_k = M^-1 V_k and the
+ * iterates are those of GMRES in exact arithmetic. Without a preconditioner Z = V, so the
+ * flag is ignored then (no second basis is allocated).
+ *
  * Orthogonalisation: classical Gram-Schmidt twice, CGS2 (Giraud et al. 2005: two passes of
  * h = V^T w, w <- w - V h; two block reductions, as orthogonal as MGS in practice; the
  * default, because V^T w is one reduction on a GPU), or modified Gram-Schmidt (one inner
@@ -33,19 +41,20 @@
  * rotated H (A M^-1 singular on the space) is SPS_DIVERGED_BREAKDOWN unless the true residual
  * already passes.
  *
- * Execution. With CGS2, on a backend with the GMRES steps (core/krylov_state.h), the cycle
- * runs on the device: H, the rotations, g and the status stay in the backend's memory, one
- * inner iteration is z <- M^-1 vcur, w <- A z and gmres_arnoldi, which reads the column index
- * from the state, so one inner iteration, and a group of four, are captured as graphs at
- * setup (where the backend records graphs) and replayed. The host issues a batch of inner
- * iterations without waiting (to the end of the cycle at most; its length adapts to the observed
- * rate of decrease, or stops at the next multiple of the monitor interval) and reads the state once
- * per batch; a step that finds the state stopped does nothing, so the count is exact. At the end of
- * a cycle gmres_update forms u = V_k y, x += M^-1 u, the true residual decides, and gmres_start
- * opens the next cycle. The residual history is written on the device and downloaded at the end.
- * The host-driven loop below (scalars on the host, one reduction read back per Gram-Schmidt
- * pass) is kept only as the fallback: for MGS, whose j+1 sequential reductions the device
- * steps do not implement, for a backend without the GMRES steps, and for a restart the
+ * Execution. With CGS2, on a backend with the GMRES steps (core/krylov_state.h), the cycle runs on
+ * the device: H, the rotations, g and the status stay in the backend's memory, one inner iteration
+ * is z <- M^-1 vcur (flexible: gmres_store_z copies z into Z(:, j)), w <- A z and gmres_arnoldi,
+ * which reads the column index from the state, so one inner iteration, and a group of four, are
+ * captured as graphs at setup (where the backend records graphs) and replayed. The host issues a
+ * batch of inner iterations without waiting (to the end of the cycle at most; its length adapts to
+ * the observed rate of decrease, or stops at the next multiple of the monitor interval) and reads
+ * the state once per batch; a step that finds the state stopped does nothing, so the count is
+ * exact. At the end of a cycle gmres_update forms u = V_k y, x += M^-1 u (flexible:
+ * u = Z_k y, x += u), the true residual decides, and gmres_start opens the next cycle. The
+ * residual history is written on the device and downloaded at the end. The host-driven loop below
+ * (scalars on the host, one reduction read back per Gram-Schmidt pass) is kept only as the
+ * fallback: for MGS, whose j+1 sequential reductions the device steps do not implement, for a
+ * backend without the GMRES steps (or, flexible, without gmres_store_z), and for a restart the
  * backend's steps refuse (above SPS_GMRES_STEPS_MAX_M on the GPU).
  */
 
@@ -61,8 +70,9 @@ typedef struct gmres_work {
   int m;
   int device; /* 1: the device-driven CGS2 cycle; 0: the host-driven fallback */
   double *V;  /* n x (m+1), column-major with leading dimension n: the Krylov basis */
-  double *z;  /* M^-1 v, then M^-1 u (NULL without preconditioner) */
-  double *u;  /* V y (host path: NULL without preconditioner) */
+  double *Z;  /* n x m, leading dimension n: z_j = M_j^-1 v_j (flexible with a preconditioner) */
+  double *z;  /* M^-1 v, then M^-1 u (NULL without preconditioner; host path: NULL when flexible) */
+  double *u;  /* V y or Z y (host path: NULL without preconditioner or when flexible) */
   /* The device-driven cycle. */
   double *vcur;         /* the newest basis vector (fixed address for the graph) */
   double *w;            /* A M^-1 vcur, orthogonalised in place by gmres_arnoldi */
@@ -91,6 +101,7 @@ static void gmres_destroy(sps_solver *s)
   sps_solver_vec_free(s, &gw->vcur);
   sps_solver_vec_free(s, &gw->w);
   if (gw->V) ctx->be->free(ctx, gw->V);
+  if (gw->Z) ctx->be->free(ctx, gw->Z);
   if (gw->dense) ctx->be->free(ctx, gw->dense);
   if (gw->S) ctx->be->free(ctx, gw->S);
   sps_host_free(gw->H);
@@ -104,16 +115,16 @@ static void gmres_destroy(sps_solver *s)
 }
 
 /*
- * Whether the device-driven cycle can run: CGS2, the four steps present, and a restart the
- * backend accepts (*nwork gets its workspace length). A refusal only selects the fallback, so
- * the context's last error message is left as it was.
+ * Whether the device-driven cycle can run: CGS2, the four steps present (and gmres_store_z
+ * for flexible GMRES), and a restart the backend accepts (*nwork gets its workspace length). A
+ * refusal only selects the fallback, so the context's last error message is left as it was.
  */
-static int gmres_device_ok(sps_solver *s, size_t *nwork)
+static int gmres_device_ok(sps_solver *s, const gmres_work *gw, size_t *nwork)
 {
   sps_context *ctx = s->ctx;
   const sps_backend *be = ctx->be;
   if (s->orthog != SPS_ORTHOG_CGS2 || !be->gmres_workspace || !be->gmres_start ||
-      !be->gmres_arnoldi || !be->gmres_update)
+      !be->gmres_arnoldi || !be->gmres_update || (gw->Z && !be->gmres_store_z))
     return 0;
   char saved[SPS_ERRMSG_LEN];
   memcpy(saved, ctx->errmsg, sizeof saved);
@@ -122,13 +133,17 @@ static int gmres_device_ok(sps_solver *s, size_t *nwork)
   return 0;
 }
 
-/* One device-driven inner iteration: z <- M^-1 vcur, w <- A z, then the CGS2 Arnoldi step. */
+/*
+ * One device-driven inner iteration: z <- M^-1 vcur (flexible: Z(:, j) <- z, j read from the
+ * state on the device), w <- A z, then the CGS2 Arnoldi step.
+ */
 static sps_status gmres_issue(sps_solver *s, gmres_work *gw)
 {
   sps_context *ctx = s->ctx;
   const double *zin = gw->vcur;
   if (gw->z) {
     SPS_CHECK(sps_precond_apply(s->pc, gw->vcur, gw->z));
+    if (gw->Z) SPS_CHECK(ctx->be->gmres_store_z(ctx, s->n, gw->z, gw->Z, s->n, gw->S));
     zin = gw->z;
   }
   SPS_CHECK(sps_spmv_apply_raw(s->plan, 1.0, zin, 0.0, gw->w));
@@ -178,12 +193,15 @@ static sps_status gmres_setup_device(sps_solver *s, gmres_work *gw, size_t nwork
   return st;
 }
 
-/* The work space of the host-driven fallback: host arrays for H, the rotations, g, y. */
+/*
+ * The work space of the host-driven fallback: host arrays for H, the rotations, g, y; z and u
+ * for M^-1 v and V y unless flexible (which applies M^-1 into Z and updates with Z y).
+ */
 static sps_status gmres_setup_host(sps_solver *s, gmres_work *gw)
 {
   sps_context *ctx = s->ctx;
   const size_t m = (size_t)gw->m;
-  if (!sps_precond_is_identity(s->pc)) {
+  if (!gw->Z && !sps_precond_is_identity(s->pc)) {
     SPS_CHECK(sps_solver_vec_alloc(s, &gw->z, "GMRES M^-1 v"));
     SPS_CHECK(sps_solver_vec_alloc(s, &gw->u, "GMRES V y"));
   }
@@ -209,8 +227,12 @@ static sps_status gmres_setup(sps_solver *s)
                  m + 1, (long long)s->n);
   SPS_TRY(ctx->be->malloc(ctx, (void **)&gw->V, (m + 1) * (size_t)s->n * sizeof(double),
                           "GMRES Krylov basis"));
+  /* Flexible GMRES keeps z_j = M_j^-1 v_j; without a preconditioner Z would equal V. */
+  if (s->flexible && !sps_precond_is_identity(s->pc))
+    SPS_TRY(ctx->be->malloc(ctx, (void **)&gw->Z, m * (size_t)s->n * sizeof(double),
+                            "flexible GMRES preconditioned basis"));
   size_t nwork = 0;
-  gw->device = gmres_device_ok(s, &nwork);
+  gw->device = gmres_device_ok(s, gw, &nwork);
   if (gw->device)
     SPS_TRY(gmres_setup_device(s, gw, nwork));
   else
@@ -222,8 +244,8 @@ cleanup:
 
 /*
  * The end of a device-driven cycle (the state h was just read, its status is not RUNNING):
- * x += M^-1 V_k y, then the true residual gives the reason or the next cycle is opened.
- * *rnorm gets ||b - Ax||.
+ * x += M^-1 V_k y (flexible: x += Z_k y), then the true residual gives the reason or the next
+ * cycle is opened. *rnorm gets ||b - Ax||.
  */
 static sps_status gmres_cycle_end(sps_solver *s, gmres_work *gw, const double *b, double *x,
                                   sps_gmres_state *h, double *rnorm)
@@ -235,12 +257,14 @@ static sps_status gmres_cycle_end(sps_solver *s, gmres_work *gw, const double *b
     s->reason = SPS_DIVERGED_NAN;
     return SPS_SUCCESS;
   }
-  /* u <- V_k y, y = R_k^-1 g_k;  x <- x + M^-1 u */
-  SPS_CHECK(be->gmres_update(ctx, n, gw->m, gw->V, n, gw->S, gw->u));
-  if (gw->z) {
+  /* u <- V_k y (flexible: u <- Z_k y), y = R_k^-1 g_k */
+  SPS_CHECK(be->gmres_update(ctx, n, gw->m, gw->Z ? gw->Z : gw->V, n, gw->S, gw->u));
+  if (gw->z && !gw->Z) {
+    /* x <- x + M^-1 u */
     SPS_CHECK(sps_precond_apply(s->pc, gw->u, gw->z));
     SPS_CHECK(be->axpy(ctx, n, 1.0, gw->z, x));
   } else {
+    /* x <- x + u: no preconditioner, or flexible (Z already holds M_j^-1 v_j) */
     SPS_CHECK(be->axpy(ctx, n, 1.0, gw->u, x));
   }
   sps_reason reason;
@@ -378,9 +402,13 @@ static sps_status gmres_solve_host(sps_solver *s, const double *b, double *x, do
       const double *vj = gw->V + (int64_t)j * n;
       double *w = gw->V + (int64_t)(j + 1) * n;
       double *col = H + (int64_t)j * ldh;
-      /* w <- A M^-1 v_j */
+      /* w <- A z_j, z_j = M^-1 v_j (flexible: kept in Z(:, j)) */
       const double *zj = vj;
-      if (!identity) {
+      if (gw->Z) {
+        double *zcol = gw->Z + (int64_t)j * n;
+        SPS_CHECK(sps_precond_apply(s->pc, vj, zcol));
+        zj = zcol;
+      } else if (!identity) {
         SPS_CHECK(sps_precond_apply(s->pc, vj, gw->z));
         zj = gw->z;
       }
@@ -428,7 +456,7 @@ static sps_status gmres_solve_host(sps_solver *s, const double *b, double *x, do
       sps_solver_record(s, it, res);
       if (happy || sps_solver_test(s, res) != SPS_REASON_NONE) break;
     }
-    /* y <- R_k^-1 g (back substitution), x <- x + M^-1 V_k y */
+    /* y <- R_k^-1 g (back substitution), x <- x + M^-1 V_k y (flexible: x <- x + Z_k y) */
     if (k > 0) {
       for (int i = k - 1; i >= 0; i--) {
         double t = g[i];
@@ -436,7 +464,9 @@ static sps_status gmres_solve_host(sps_solver *s, const double *b, double *x, do
           t -= H[i + (int64_t)l * ldh] * y[l];
         y[i] = t / H[i + (int64_t)i * ldh];
       }
-      if (identity) {
+      if (gw->Z) {
+        SPS_CHECK(be->gemv_n(ctx, n, k, 1.0, gw->Z, n, y, x));
+      } else if (identity) {
         SPS_CHECK(be->gemv_n(ctx, n, k, 1.0, gw->V, n, y, x));
       } else {
         SPS_CHECK(be->fill(ctx, n, 0.0, gw->u));

@@ -223,6 +223,20 @@ sps_status sps_solver_set_orthogonalization(sps_solver *s, sps_orthog orthog)
   return SPS_SUCCESS;
 }
 
+/* Flexible GMRES needs the second basis Z, so a change after setup rebuilds the work space. */
+sps_status sps_solver_set_flexible(sps_solver *s, int enable)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  const int changed = s->flexible != (enable != 0);
+  s->flexible = enable != 0;
+  if (s->is_setup && changed && s->method->type == SPS_SOLVER_GMRES) {
+    sps_status st = work_alloc(s);
+    if (st) s->is_setup = 0;
+    return st;
+  }
+  return SPS_SUCCESS;
+}
+
 sps_status sps_solver_set_precond(sps_solver *s, sps_precond_type precond)
 {
   if (!s) return SPS_ERR_ARGUMENT;

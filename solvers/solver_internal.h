@@ -47,6 +47,7 @@ struct sps_solver {
   int maxit;
   int restart;
   sps_orthog orthog;
+  int flexible; /* GMRES: keep Z = M^-1 V and update x += Z y (flexible GMRES) */
   sps_precond_type precond_type;
   sps_spmv_kind spmv_kind;
   int spmv_threads_per_row;

@@ -17,7 +17,8 @@
  * fused away, so V_j is read three times from memory (the second read of correct_dots
  * re-reads the tile it just read, mostly from L1/L2), w four times, and no scalar crosses
  * to the host. gmres_start is two launches (the norm of r, then v_0 = r/beta), gmres_update
- * two (back substitution in one warp, then u = V_k y).
+ * two (back substitution in one warp, then u = V_k y; flexible GMRES passes Z for V),
+ * gmres_store_z one (flexible GMRES: z into column j of Z, j read from the state).
  *
  * Thread-to-data map: one thread per row, grid-stride over rows (coalesced: a warp reads 32
  * consecutive rows of a column). dots keeps kGroup column sums per thread in registers and
@@ -352,6 +353,20 @@ __global__ void gmres_combine_kernel(int64_t n, const double *__restrict__ V, in
   }
 }
 
+/*
+ * Flexible GMRES: Z(:, j) <- z (j = S->j) while the cycle runs. One thread per row,
+ * grid-stride, coalesced reads of z and writes of the column.
+ */
+__global__ void gmres_store_z_kernel(int64_t n, const double *__restrict__ z,
+                                     double *__restrict__ Z, int64_t ldz, const sps_gmres_state *S)
+{
+  if (S->status != SPS_GMRES_RUNNING) return;
+  double *zj = Z + (int64_t)S->j * ldz;
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x)
+    zj[i] = z[i];
+}
+
 } // namespace
 
 /* Doubles of S->work for the launchers below with grids of at most max_blocks blocks. */
@@ -401,5 +416,13 @@ extern "C" cudaError_t sps_cuda_gmres_update(cudaStream_t s, unsigned max_blocks
   if (e != cudaSuccess) return e;
   gmres_combine_kernel<<<grid_for(n, max_blocks), kThreads, ldh * sizeof(double), s>>>(n, V, ldv, S,
                                                                                        u);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t sps_cuda_gmres_store_z(cudaStream_t s, unsigned max_blocks, int64_t n,
+                                              const double *z, double *Z, int64_t ldz,
+                                              const sps_gmres_state *S)
+{
+  gmres_store_z_kernel<<<grid_for(n, max_blocks), kThreads, 0, s>>>(n, z, Z, ldz, S);
   return cudaGetLastError();
 }

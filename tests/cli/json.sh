@@ -11,7 +11,7 @@ fi
 
 expect_rc 0 "nos3 --json --history" --device cpu --json --history "$nos3"
 keys="matrix rows cols nnz symmetry symmetry_checked rhs rhs_file seed device solver precond spmv
-  spmv_threads_per_row rtol atol maxit restart iterations converged reason reason_text
+  spmv_threads_per_row rtol atol maxit restart flexible iterations converged reason reason_text
   residual_abs residual_rel error time_load time_setup time_solve time_per_iteration history
   exit_code"
 # Tolerances: the true residual may exceed rtol = 1e-8 by the drift of the recurrence (allow a
@@ -43,6 +43,18 @@ expect_rc 0 "orsreg_1 --json (auto solver, Jacobi)" --device cpu --json --precon
 json_checks <<'EOT'
 auto picks gmres for the nonsymmetric orsreg_1 | d["solver"] == "gmres" and d["symmetry"] == "general"
 orsreg_1 converges | d["converged"] is True and d["precond"] == "jacobi"
+not flexible by default | d["flexible"] is False
+EOT
+
+expect_rc 0 "orsreg_1 --json --solver gmres --flexible --precond jacobi" --device cpu --json --solver gmres --flexible --precond jacobi "$orsreg"
+json_checks <<'EOT'
+flexible Jacobi-GMRES converges on orsreg_1 | d["solver"] == "gmres" and d["flexible"] is True and d["converged"] is True and d["reason"] == "SPS_CONVERGED_RTOL"
+its true relative residual <= 1e-7 | 0 <= d["residual_rel"] <= 1e-7
+EOT
+
+expect_rc 0 "nos3 --json --solver cg --flexible" --device cpu --json --solver cg --flexible "$nos3"
+json_checks <<'EOT'
+CG ignores --flexible: converged, flexible false | d["solver"] == "cg" and d["flexible"] is False and d["converged"] is True
 EOT
 
 expect_rc 0 "--rhs ones --json --verbose" --device cpu --json --verbose --rhs ones "$nos3"
