@@ -58,6 +58,12 @@ static double per_iteration(const cli_report *r)
   return r->iterations > 0 ? r->t_solve / r->iterations : NAN;
 }
 
+/* Flexible GMRES is in force: asked for, GMRES, and a preconditioner (the library ignores it without one). */
+static int cli_report_flexible(const cli_report *r)
+{
+  return r->solver == SPS_SOLVER_GMRES && r->opt->flexible && r->opt->precond != SPS_PRECOND_NONE;
+}
+
 void cli_report_text(FILE *out, const cli_report *r)
 {
   const cli_options *o = r->opt;
@@ -79,7 +85,7 @@ void cli_report_text(FILE *out, const cli_report *r)
   fprintf(out, "device          %s\n", r->device);
   fprintf(out, "solver          %s", sps_solver_type_name(r->solver));
   if (r->solver == SPS_SOLVER_GMRES)
-    fprintf(out, "(%d)%s", o->restart, o->flexible ? ", flexible" : "");
+    fprintf(out, "(%d)%s", o->restart, cli_report_flexible(r) ? ", flexible" : "");
   fprintf(out, ", rtol %g, atol %g, maxit %d\n", o->rtol, o->atol, o->maxit);
   fprintf(out, "preconditioner  %s\n", sps_precond_type_name(o->precond));
   fprintf(out, "spmv            %s", sps_spmv_kind_name(r->spmv));
@@ -195,7 +201,7 @@ void cli_report_json(FILE *out, const cli_report *r)
   json_key(out, "restart");
   fprintf(out, "%d", o->restart);
   json_key(out, "flexible");
-  fputs(r->solver == SPS_SOLVER_GMRES && o->flexible ? "true" : "false", out);
+  fputs(cli_report_flexible(r) ? "true" : "false", out);
   json_key(out, "iterations");
   fprintf(out, "%d", r->iterations);
   json_key(out, "converged");
