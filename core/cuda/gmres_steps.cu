@@ -36,6 +36,7 @@
  */
 #include <cstdint>
 
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include "../krylov_state.h"
@@ -310,6 +311,247 @@ __global__ void gmres_normalize_kernel(int64_t n, double *__restrict__ V, int64_
 }
 
 /*
+ * The whole Arnoldi step in one thread-block cluster (Hopper and later), for small n: the same
+ * CGS2 step as dots, correct_dots, correct_norm and normalize, with the grid reductions done
+ * through distributed shared memory instead of global partials and tickets.
+ *
+ * Thread-to-data map: kClusterBlocks blocks of kClusterThreads threads; block b owns the
+ * contiguous rows [b*nb, min(n, (b+1)*nb)), nb = ceil(n / kClusterBlocks), and thread t of it
+ * the rows b*nb + t + r*kClusterThreads, r < kClusterRows (coalesced per r), held in registers
+ * for the whole step. Each reduction (V_j^T w with w.w, V_j^T w, w.w) sums over the warp by
+ * shuffles, over the warps in a fixed order into the block's part array, and, after a cluster
+ * barrier, over the blocks in rank order, read through map_shared_rank: every block then holds
+ * the same bits of every total, so all of them agree on h, h2 and hnext without a global round
+ * trip. Block 0 closes the column (sps_gmres_close_column, thread 0, on a shared copy of the
+ * scalars and rotations) and the others read from its shared memory whether v_{j+1} is written.
+ */
+constexpr int kClusterBlocks = 8;
+constexpr int kClusterThreads = 512;
+constexpr int kClusterRows = 4;
+constexpr int64_t kClusterMaxN = (int64_t)kClusterBlocks * kClusterThreads * kClusterRows;
+constexpr int kClusterMaxM = 64;
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+
+constexpr int kClusterWarps = kClusterThreads / 32;
+/* Sums of a reduction: j+1 <= m column dots and w.w. */
+constexpr int kClusterSums = kClusterMaxM + 1;
+
+/* The rows of this thread: V(row[r], c) = V[row[r] + c*ldv] when ok[r]. */
+struct cluster_rows {
+  int64_t row[kClusterRows];
+  bool ok[kClusterRows];
+};
+
+/*
+ * part[c] <- this block's sum over its rows of V(i, c) w_i, c < nc, and, when with_ww,
+ * part[nc] <- sum of w_i^2. Columns in groups of kGroup: the kGroup*kClusterRows loads of a
+ * group are issued before its shuffle trees, so a group costs one memory latency, not kGroup.
+ * wsh: kClusterWarps slots per sum. Ends with the block's part complete (after a barrier).
+ */
+__device__ inline void cluster_block_dots(const double *V, int64_t ldv, const cluster_rows &R,
+                                          const double (&w)[kClusterRows], int nc, bool with_ww,
+                                          double *wsh, double *part)
+{
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  for (int c0 = 0; c0 < nc; c0 += kGroup) {
+    double v[kGroup][kClusterRows];
+#pragma unroll
+    for (int k = 0; k < kGroup; k++) {
+      const double *col = V + (int64_t)(c0 + k) * ldv;
+#pragma unroll
+      for (int r = 0; r < kClusterRows; r++)
+        v[k][r] = (c0 + k < nc && R.ok[r]) ? col[R.row[r]] : 0.0;
+    }
+#pragma unroll
+    for (int k = 0; k < kGroup; k++) {
+      double a = 0.0;
+#pragma unroll
+      for (int r = 0; r < kClusterRows; r++)
+        a += v[k][r] * w[r];
+      a = warp_sum(a);
+      if (lane == 0 && c0 + k < nc) wsh[(c0 + k) * kClusterWarps + warp] = a;
+    }
+  }
+  const int ns = with_ww ? nc + 1 : nc;
+  if (with_ww) {
+    double a = 0.0;
+#pragma unroll
+    for (int r = 0; r < kClusterRows; r++)
+      a += w[r] * w[r];
+    a = warp_sum(a);
+    if (lane == 0) wsh[nc * kClusterWarps + warp] = a;
+  }
+  __syncthreads();
+  for (int c = threadIdx.x; c < ns; c += blockDim.x) {
+    double t = 0.0;
+    for (int q = 0; q < kClusterWarps; q++)
+      t += wsh[c * kClusterWarps + q];
+    part[c] = t;
+  }
+}
+
+/* After every block wrote its part (ns sums): tot[c] <- the sum of part[c] over the ranks in
+ * rank order, the same in every block. Ends with a block barrier. */
+__device__ inline void cluster_gather(cooperative_groups::cluster_group &cluster, double *part,
+                                      int ns, double *tot)
+{
+  cluster.sync();
+  for (int c = threadIdx.x; c < ns; c += blockDim.x) {
+    double t = 0.0;
+#pragma unroll
+    for (int b = 0; b < kClusterBlocks; b++)
+      t += cluster.map_shared_rank(part, b)[c];
+    tot[c] = t;
+  }
+  __syncthreads();
+}
+
+/* w_i <- w_i - sum_{c < nc} V(i, c) coef_c for this thread's rows, kGroup columns per batch of
+ * loads. */
+__device__ inline void cluster_correct(const double *V, int64_t ldv, const cluster_rows &R,
+                                       double (&w)[kClusterRows], int nc, const double *coef)
+{
+  double s[kClusterRows];
+#pragma unroll
+  for (int r = 0; r < kClusterRows; r++)
+    s[r] = 0.0;
+  for (int c0 = 0; c0 < nc; c0 += kGroup) {
+    double v[kGroup][kClusterRows];
+#pragma unroll
+    for (int k = 0; k < kGroup; k++) {
+      const double *col = V + (int64_t)(c0 + k) * ldv;
+#pragma unroll
+      for (int r = 0; r < kClusterRows; r++)
+        v[k][r] = (c0 + k < nc && R.ok[r]) ? col[R.row[r]] : 0.0;
+    }
+#pragma unroll
+    for (int k = 0; k < kGroup; k++) {
+      const double h = c0 + k < nc ? coef[c0 + k] : 0.0;
+#pragma unroll
+      for (int r = 0; r < kClusterRows; r++)
+        s[r] += v[k][r] * h;
+    }
+  }
+#pragma unroll
+  for (int r = 0; r < kClusterRows; r++)
+    w[r] = R.ok[r] ? w[r] - s[r] : 0.0;
+}
+
+#endif /* __CUDA_ARCH__ >= 900 */
+
+/*
+ * One Arnoldi step (j = S->j, m <= kClusterMaxM, n <= kClusterMaxN) in one cluster of
+ * kClusterBlocks x kClusterThreads: h = V_j^T w and w.w; w <- w - V_j h; h2 = V_j^T w;
+ * w <- w - V_j h2 (left in w); hnext = ||w||; block 0 sets H(0:j+1, j) = (h + h2, hnext),
+ * S->wnorm, S->hnext and closes the column into R(0:j+1, j); v_{j+1} = w / hnext into
+ * V(:, j+1) and vcur when the closing asks for it. S->vnext is left 0: the vector is written.
+ * Five cluster barriers; every thread reaches each of them (the status test comes first and
+ * is the same in every block).
+ */
+__global__ void __launch_bounds__(kClusterThreads, 1)
+    gmres_arnoldi_cluster_kernel(int64_t n, double *__restrict__ V, int64_t ldv,
+                                 double *__restrict__ w, double *__restrict__ vcur,
+                                 sps_gmres_state *S)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  namespace cg = cooperative_groups;
+  __shared__ double wsh[kClusterSums * kClusterWarps];
+  __shared__ double part1[kClusterSums], part2[kClusterSums], part3[1];
+  __shared__ double h[kClusterSums], h2[kClusterSums], hh[1];
+  __shared__ double col[kClusterSums + 1], cs[kClusterSums], sn[kClusterSums];
+  __shared__ sps_gmres_state Sl;
+  if (S->status != SPS_GMRES_RUNNING) return;
+  cg::cluster_group cluster = cg::this_cluster();
+  const unsigned rank = cluster.block_rank();
+  const int j = S->j, nc = j + 1, ldh = S->m + 1;
+  if (rank == 0) {
+    if (threadIdx.x == 0) Sl = *S;
+    for (int c = threadIdx.x; c <= j; c += blockDim.x) {
+      cs[c] = S->cs[c];
+      sn[c] = S->sn[c];
+    }
+  }
+  const int64_t nb = (n + kClusterBlocks - 1) / kClusterBlocks;
+  const int64_t rbeg = rank * nb, rend = rbeg + nb < n ? rbeg + nb : n;
+  cluster_rows R;
+  double wr[kClusterRows];
+#pragma unroll
+  for (int r = 0; r < kClusterRows; r++) {
+    R.row[r] = rbeg + threadIdx.x + (int64_t)r * kClusterThreads;
+    R.ok[r] = R.row[r] < rend;
+    wr[r] = R.ok[r] ? w[R.row[r]] : 0.0;
+  }
+
+  /* Pass 1: h = V_j^T w, and w.w (h[nc]). */
+  cluster_block_dots(V, ldv, R, wr, nc, true, wsh, part1);
+  cluster_gather(cluster, part1, nc + 1, h);
+  /* Pass 2: w <- w - V_j h, h2 = V_j^T w. */
+  cluster_correct(V, ldv, R, wr, nc, h);
+  cluster_block_dots(V, ldv, R, wr, nc, false, wsh, part2);
+  cluster_gather(cluster, part2, nc, h2);
+  /* Pass 3: w <- w - V_j h2 (back into w), hnext^2 = w.w. */
+  cluster_correct(V, ldv, R, wr, nc, h2);
+#pragma unroll
+  for (int r = 0; r < kClusterRows; r++)
+    if (R.ok[r]) w[R.row[r]] = wr[r];
+  cluster_block_dots(V, ldv, R, wr, 0, true, wsh, part3);
+  cluster_gather(cluster, part3, 1, hh);
+  const double hnext = sqrt(hh[0]);
+
+  /* Block 0 closes column j: H(0:j+1, j), the scalars, then the rotations on shared copies. */
+  if (rank == 0) {
+    double *hcol = S->H + (int64_t)j * ldh;
+    for (int c = threadIdx.x; c < nc; c += blockDim.x) {
+      const double v = h[c] + h2[c];
+      hcol[c] = v;
+      col[c] = v;
+    }
+    if (threadIdx.x == 0) {
+      hcol[j + 1] = hnext;
+      col[j + 1] = hnext;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      Sl.wnorm = sqrt(h[nc]);
+      Sl.hnext = hnext;
+      Sl.vnext = 0;
+      sps_gmres_close_column(&Sl, col, cs, sn);
+      S->wnorm = Sl.wnorm;
+      S->hnext = Sl.hnext;
+      S->resid = Sl.resid;
+      S->it = Sl.it;
+      S->j = Sl.j;
+      S->status = Sl.status;
+      S->vnext = 0;
+      S->cs[j] = cs[j];
+      S->sn[j] = sn[j];
+    }
+  }
+  cluster.sync();
+  if (rank == 0) {
+    double *rcol = S->R + (int64_t)j * ldh;
+    for (int c = threadIdx.x; c <= j + 1; c += blockDim.x)
+      rcol[c] = col[c];
+  }
+  /* v_{j+1} = w / hnext, as block 0's closing decided. */
+  if (*cluster.map_shared_rank(&Sl.vnext, 0)) {
+    const double inv = 1.0 / hnext;
+    double *vn = V + (int64_t)(j + 1) * ldv;
+#pragma unroll
+    for (int r = 0; r < kClusterRows; r++)
+      if (R.ok[r]) {
+        const double v = wr[r] * inv;
+        vn[R.row[r]] = v;
+        vcur[R.row[r]] = v;
+      }
+  }
+  /* Block 0's shared memory stays until every block has read it. */
+  cluster.sync();
+#endif
+}
+
+/*
  * y <- R_k^-1 g_k (k = S->j) by column-oriented back substitution in one warp: for
  * i = k-1..0, y_i = t_i / r_ii, then lanes update t_l -= r_li y_i for l < i (t = g in shared
  * memory, m+1 doubles). The same order of operations as the CPU backend.
@@ -403,6 +645,33 @@ extern "C" cudaError_t sps_cuda_gmres_arnoldi(cudaStream_t s, unsigned max_block
                                                                              ticket);
   if ((e = cudaGetLastError()) != cudaSuccess) return e;
   gmres_normalize_kernel<<<grid, kThreads, 0, s>>>(n, V, ldv, w, vcur, S);
+  return cudaGetLastError();
+}
+
+extern "C" int sps_cuda_gmres_cluster_fits(int64_t n, int m)
+{
+  return n >= 0 && n <= kClusterMaxN && m >= 1 && m <= kClusterMaxM;
+}
+
+extern "C" cudaError_t sps_cuda_gmres_arnoldi_cluster(cudaStream_t s, int64_t n, int m, double *V,
+                                                      int64_t ldv, double *w, double *vcur,
+                                                      sps_gmres_state *S)
+{
+  if (!sps_cuda_gmres_cluster_fits(n, m)) return cudaErrorInvalidValue;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = kClusterBlocks;
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(kClusterBlocks, 1, 1);
+  cfg.blockDim = dim3(kClusterThreads, 1, 1);
+  cfg.dynamicSmemBytes = 0;
+  cfg.stream = s;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  cudaError_t e = cudaLaunchKernelEx(&cfg, gmres_arnoldi_cluster_kernel, n, V, ldv, w, vcur, S);
+  if (e != cudaSuccess) return e;
   return cudaGetLastError();
 }
 
