@@ -874,10 +874,12 @@ static void test_bicgstab(sps_context *ctx, const char *tag)
   csr_free(&A);
 }
 
-/* CUDA against CPU on the same inputs, with n large enough for many blocks. */
-static void test_cuda_vs_cpu(sps_context *cpu, sps_context *gpu)
+/*
+ * CUDA against CPU on the same inputs. n = 20001 takes the four-kernel Arnoldi step with many
+ * blocks; n = 3000 takes the one-cluster step on sm_90 and later (n <= 16384, m <= 64).
+ */
+static void test_cuda_vs_cpu(sps_context *cpu, sps_context *gpu, int64_t n)
 {
-  const int64_t n = 20001;
   const int m = 30;
   csr A = make_convdiff(n, 51);
   double *r0 = xmalloc((size_t)n * sizeof(double));
@@ -899,11 +901,11 @@ static void test_cuda_vs_cpu(sps_context *cpu, sps_context *gpu)
   double du = max_abs_diff(G[0].hu, G[1].hu, n) / max_abs(G[0].hu, n);
   double dV = max_abs_diff(G[0].hV, G[1].hV, n * (m + 1));
   sps_ok(G[1].s.status == G[0].s.status && G[1].s.it == G[0].s.it && G[1].s.j == G[0].s.j,
-         "cuda gmres: same status %d, it %d, j %d as the CPU", G[1].s.status, G[1].s.it, G[1].s.j);
+         "cuda gmres n = %lld: same status %d, it %d, j %d as the CPU", (long long)n, G[1].s.status, G[1].s.it, G[1].s.j);
   sps_ok(dH <= 1e-12 && dR <= 1e-12 && dg <= 1e-12 && dy <= 1e-10 && du <= 1e-10 && dV <= 1e-12,
-         "cuda gmres: H %.1e, R %.1e, g %.1e, y %.1e, u %.1e, V %.1e relative to the CPU's (<= "
-         "1e-12, 1e-10 for y and u)",
-         dH, dR, dg, dy, du, dV);
+         "cuda gmres n = %lld: H %.1e, R %.1e, g %.1e, y %.1e, u %.1e, V %.1e relative to the "
+         "CPU's (<= 1e-12, 1e-10 for y and u)",
+         (long long)n, dH, dR, dg, dy, du, dV);
 
   /* The same cycle with one inner iteration captured as a graph (SpMV + Arnoldi) and replayed. */
   sps_matrix *M = NULL;
@@ -928,9 +930,9 @@ static void test_cuda_vs_cpu(sps_context *cpu, sps_context *gpu)
   double gdH = max_abs_diff(G[0].hH, Gg.hH, nh) / max_abs(G[0].hH, nh);
   double gdu = max_abs_diff(G[0].hu, Gg.hu, n) / max_abs(G[0].hu, n);
   sps_ok(Gg.s.status == SPS_GMRES_CYCLE_END && Gg.s.it == m && gdH <= 1e-12 && gdu <= 1e-10,
-         "cuda gmres: %d replays of one captured inner iteration give the CPU cycle (it %d, H "
-         "%.1e, u %.1e)",
-         m + 4, Gg.s.it, gdH, gdu);
+         "cuda gmres n = %lld: %d replays of one captured inner iteration give the CPU cycle "
+         "(it %d, H %.1e, u %.1e)",
+         (long long)n, m + 4, Gg.s.it, gdH, gdu);
   gm_free(&Gg);
   sps_spmv_plan_destroy(&plan);
   sps_matrix_destroy(&M);
@@ -951,7 +953,8 @@ static void test_cuda_vs_cpu(sps_context *cpu, sps_context *gpu)
   double drr = fabs(B[0].h.rr - B[1].h.rr) / B[0].h.rr;
   sps_ok(B[1].h.status == B[0].h.status && B[1].h.it == B[0].h.it && dx <= 1e-11 && drho <= 1e-9 &&
              drr <= 1e-9,
-         "cuda bicgstab: 10 steps match the CPU (x %.1e, rho %.1e, rr %.1e)", dx, drho, drr);
+         "cuda bicgstab n = %lld: 10 steps match the CPU (x %.1e, rho %.1e, rr %.1e)",
+         (long long)n, dx, drho, drr);
   for (int q = 0; q < 2; q++) {
     bs_free(&B[q]);
     free(x[q]);
@@ -1052,7 +1055,8 @@ int main(void)
     if (sps_context_create(&gpu, SPS_DEVICE_CUDA, 0) != SPS_SUCCESS)
       sps_bail("CUDA context: %s", sps_context_create_error());
     run_all(gpu, "cuda");
-    test_cuda_vs_cpu(cpu, gpu);
+    test_cuda_vs_cpu(cpu, gpu, 20001);
+    test_cuda_vs_cpu(cpu, gpu, 3000);
     sps_context_destroy(&gpu);
   }
   sps_context_destroy(&cpu);
