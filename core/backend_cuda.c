@@ -27,6 +27,7 @@ sps_status sps_cuda_state_create(sps_context *ctx, int device)
   cs->max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
   cs->l2_bytes = (size_t)prop.l2CacheSize;
   cs->cc_major = prop.major;
+  cs->gmres_cluster = cs->cc_major >= 9 && sps_cuda_gmres_cluster_built();
   SPS_CUDA(ctx, cudaStreamCreateWithFlags(&cs->stream, cudaStreamNonBlocking));
   SPS_CUBLAS(ctx, cublasCreate(&cs->cublas));
   SPS_CUBLAS(ctx, cublasSetStream(cs->cublas, cs->stream));
@@ -273,7 +274,7 @@ static sps_status cu_gmres_arnoldi(sps_context *ctx, int64_t n, int m, double *V
   struct sps_cuda_state *cs = sps_cuda(ctx);
   SPS_CHECK_ARG(ctx, m >= 1 && m <= SPS_GMRES_STEPS_MAX_M, "m");
   /* Small n: the whole step in one thread-block cluster (one launch, no global reductions). */
-  if (cs->cc_major >= 9 && sps_cuda_gmres_cluster_fits(n, m)) {
+  if (cs->gmres_cluster && sps_cuda_gmres_cluster_fits(n, m)) {
     SPS_CUDA_LAUNCH(ctx, sps_cuda_gmres_arnoldi_cluster(cs->stream, n, m, V, ldv, w, vcur, S));
     return SPS_SUCCESS;
   }

@@ -18,7 +18,8 @@ struct sps_cuda_state {
   int sm_count;
   int max_threads_per_sm;
   size_t l2_bytes;
-  int cc_major; /* compute capability major: 9 and later have thread-block clusters */
+  int cc_major;      /* compute capability major: 9 and later have thread-block clusters */
+  int gmres_cluster; /* cc_major >= 9 and the one-cluster Arnoldi kernel is built for it */
   char name[256];
   double *scratch;     /* SPS_CUDA_SCRATCH doubles */
   double *host_pinned; /* SPS_CUDA_SCRATCH doubles of pinned host memory */
@@ -92,7 +93,9 @@ cudaError_t sps_cuda_gmres_start(cudaStream_t s, unsigned max_blocks, int64_t n,
 cudaError_t sps_cuda_gmres_arnoldi(cudaStream_t s, unsigned max_blocks, int64_t n, int m,
                                    double *V, int64_t ldv, double *w, double *vcur,
                                    sps_gmres_state *S, unsigned *ticket);
-/* Whether one Arnoldi step fits the single-cluster kernel (sm_90 and later): n and m small. */
+/* Whether the single-cluster Arnoldi kernel was compiled for sm_90 or later, and whether one
+ * step fits it (n and m small). */
+int sps_cuda_gmres_cluster_built(void);
 int sps_cuda_gmres_cluster_fits(int64_t n, int m);
 cudaError_t sps_cuda_gmres_arnoldi_cluster(cudaStream_t s, int64_t n, int m, double *V,
                                            int64_t ldv, double *w, double *vcur,

@@ -653,6 +653,18 @@ extern "C" cudaError_t sps_cuda_gmres_arnoldi(cudaStream_t s, unsigned max_block
   return cudaGetLastError();
 }
 
+/* 1 when the cluster kernel was built for compute_90 or later (an sm_80-only build, or its PTX
+ * JIT-compiled for a newer device, has the empty body). */
+extern "C" int sps_cuda_gmres_cluster_built(void)
+{
+  cudaFuncAttributes fa;
+  if (cudaFuncGetAttributes(&fa, gmres_arnoldi_cluster_kernel) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return fa.ptxVersion >= 90;
+}
+
 extern "C" int sps_cuda_gmres_cluster_fits(int64_t n, int m)
 {
   return n >= 0 && n <= kClusterMaxN && m >= 1 && m <= kClusterMaxM;
