@@ -147,7 +147,9 @@ typedef struct sps_solver sps_solver;       /**< a Krylov solver with its precon
 
 /**
  * Called by a solver with the residual norm ||b - Ax|| (the recurrence estimate) at
- * iteration @p iteration; on a GPU, once per checked batch. Must not call back into the solver.
+ * iteration @p iteration, every `every` iterations (sps_solver_set_monitor): the solver ends
+ * its batch of device-driven iterations there, so an unset monitor costs nothing. Must not
+ * call back into the solver.
  */
 typedef void (*sps_monitor_fn)(void *user, int iteration, double residual_norm);
 
