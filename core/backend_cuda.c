@@ -345,6 +345,12 @@ static sps_status cu_graph_end(sps_context *ctx, void **graph)
   if (e != cudaSuccess)
     SPS_FAIL(ctx, e == cudaErrorMemoryAllocation ? SPS_ERR_DEVICE_MEMORY : SPS_ERR_CUDA,
              "cudaGraphInstantiate: %s", cudaGetErrorString(e));
+  /* Upload now, at setup, so that the first replay in a solve does not pay for it. */
+  e = cudaGraphUpload(exec, sps_cuda(ctx)->stream);
+  if (e != cudaSuccess) {
+    cudaGraphExecDestroy(exec);
+    SPS_FAIL(ctx, SPS_ERR_CUDA, "cudaGraphUpload: %s", cudaGetErrorString(e));
+  }
   *graph = exec;
   return SPS_SUCCESS;
 }
