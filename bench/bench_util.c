@@ -310,3 +310,53 @@ int bench_parse_double(const char *s, double *v)
   *v = x;
   return 0;
 }
+
+void bench_common_init(bench_common *c)
+{
+  memset(c, 0, sizeof *c);
+  c->device = SPS_DEVICE_CUDA;
+  c->seed = 1;
+}
+
+int bench_common_parse(bench_common *c, int argc, char **argv, int *i, const char *prog)
+{
+  const char *a = argv[*i];
+  const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+  if (a[0] != '-' || strcmp(a, "--gen") == 0) {
+    const int gen = a[0] == '-';
+    if (gen && !v) return -1;
+    if (c->ninputs == (int)(sizeof c->inputs / sizeof c->inputs[0])) {
+      fprintf(stderr, "%s: too many matrices\n", prog);
+      return -1;
+    }
+    c->inputs[c->ninputs].spec = gen ? v : a;
+    c->inputs[c->ninputs++].is_gen = gen;
+    *i += gen;
+    return 1;
+  }
+  int ok = 1, taken = 1;
+  if (strcmp(a, "--device") == 0) {
+    if (v && strcmp(v, "cuda") == 0)
+      c->device = SPS_DEVICE_CUDA;
+    else if (v && strcmp(v, "cpu") == 0)
+      c->device = SPS_DEVICE_CPU;
+    else
+      ok = 0;
+  } else if (strcmp(a, "--repeat") == 0) {
+    ok = v && !bench_parse_int(v, &c->repeat);
+  } else if (strcmp(a, "--copy-mb") == 0) {
+    ok = v && !bench_parse_int(v, &c->copy_mb);
+  } else if (strcmp(a, "--seed") == 0) {
+    int sd = 0;
+    ok = v && !bench_parse_int(v, &sd);
+    c->seed = (uint64_t)sd;
+  } else if (strcmp(a, "--tsv") == 0) {
+    ok = v != NULL;
+    c->tsv = v;
+  } else {
+    taken = 0;
+  }
+  if (!taken) return 0;
+  (*i)++;
+  return ok ? 1 : -1;
+}

@@ -31,6 +31,31 @@ typedef struct bench_input {
   int is_gen;
 } bench_input;
 
+/*
+ * The options every benchmark driver takes: matrices (file names, or --gen SPEC), --device
+ * cuda|cpu, --repeat N, --copy-mb M, --seed S, --tsv FILE. repeat and copy_mb stay 0 when not
+ * given, so the driver picks its own defaults for the device.
+ */
+typedef struct bench_common {
+  bench_input inputs[256];
+  int ninputs;
+  sps_device_kind device; /* default CUDA */
+  int repeat, copy_mb;
+  uint64_t seed; /* default 1 */
+  const char *tsv;
+} bench_common;
+
+/* Defaults of bench_common. */
+void bench_common_init(bench_common *c);
+
+/*
+ * Take argv[*i] (and its value argv[*i + 1]) when it is a common option or a matrix, advancing
+ * *i past a consumed value. Returns 1 when taken, 0 when the option is not a common one, and
+ * -1 when it is but its value is missing or bad (prog names the driver in the message of a
+ * full matrix list).
+ */
+int bench_common_parse(bench_common *c, int argc, char **argv, int *i, const char *prog);
+
 /* Load or generate a matrix on ctx; on failure write the reason into err. */
 sps_status bench_load_matrix(sps_context *ctx, const bench_input *in, sps_matrix **A, char *name,
                              size_t namelen, char *err, size_t errlen);

@@ -31,18 +31,14 @@ static const char usage[] =
     "residual within 10*rtol; 1 otherwise; 2 for bad usage.\n";
 
 typedef struct options {
-  bench_input inputs[256];
-  int ninputs;
+  bench_common c; /* matrices, device, seed, TSV file, repeat and copy size as given */
   sps_solver_type solver;
   sps_precond_type precond;
   sps_orthog orthog;
   sps_spmv_kind spmv;
   double rtol;
   int restart, maxit, negate, rhs_random, repeat;
-  uint64_t seed;
-  sps_device_kind device;
   size_t copy_bytes;
-  const char *tsv;
 } options;
 
 /* The columns, shared with peers.py so the two TSVs sit side by side. */
@@ -57,8 +53,8 @@ static const int stdout_mask[NCOLS] = {1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1,
 
 static int parse_options(int argc, char **argv, options *o)
 {
-  int copy_mb = 0, repeat = 0;
   memset(o, 0, sizeof *o);
+  bench_common_init(&o->c);
   o->solver = SPS_SOLVER_CG;
   o->precond = SPS_PRECOND_NONE;
   o->orthog = SPS_ORTHOG_CGS2;
@@ -66,27 +62,17 @@ static int parse_options(int argc, char **argv, options *o)
   o->rtol = 1e-8;
   o->restart = 30;
   o->maxit = 10000;
-  o->seed = 1;
-  o->device = SPS_DEVICE_CUDA;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-    int bad = 0;
+    int bad = 0, common;
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       fputs(usage, stdout);
       exit(0);
     } else if (strcmp(a, "--negate") == 0) {
       o->negate = 1;
-    } else if (a[0] != '-' || strcmp(a, "--gen") == 0) {
-      if (o->ninputs == (int)(sizeof o->inputs / sizeof o->inputs[0])) {
-        fprintf(stderr, "solve-bench: too many matrices\n");
-        return 1;
-      }
-      int gen = a[0] == '-';
-      if (gen && !v) bad = 1;
-      o->inputs[o->ninputs].spec = gen ? v : a;
-      o->inputs[o->ninputs++].is_gen = gen;
-      i += gen;
+    } else if ((common = bench_common_parse(&o->c, argc, argv, &i, "solve-bench")) != 0) {
+      bad = common < 0;
     } else if (!v) {
       bad = 1;
     } else if (strcmp(a, "--solver") == 0) {
@@ -109,10 +95,6 @@ static int parse_options(int argc, char **argv, options *o)
       bad = bench_parse_int(v, &o->restart), i++;
     } else if (strcmp(a, "--maxit") == 0) {
       bad = bench_parse_int(v, &o->maxit), i++;
-    } else if (strcmp(a, "--repeat") == 0) {
-      bad = bench_parse_int(v, &repeat), i++;
-    } else if (strcmp(a, "--copy-mb") == 0) {
-      bad = bench_parse_int(v, &copy_mb), i++;
     } else if (strcmp(a, "--rhs") == 0) {
       i++;
       if (strcmp(v, "ones") == 0)
@@ -121,20 +103,6 @@ static int parse_options(int argc, char **argv, options *o)
         o->rhs_random = 1;
       else
         bad = 1;
-    } else if (strcmp(a, "--seed") == 0) {
-      int s;
-      bad = bench_parse_int(v, &s), i++;
-      o->seed = (uint64_t)s;
-    } else if (strcmp(a, "--device") == 0) {
-      i++;
-      if (strcmp(v, "cuda") == 0)
-        o->device = SPS_DEVICE_CUDA;
-      else if (strcmp(v, "cpu") == 0)
-        o->device = SPS_DEVICE_CPU;
-      else
-        bad = 1;
-    } else if (strcmp(a, "--tsv") == 0) {
-      o->tsv = v, i++;
     } else {
       bad = 1;
     }
@@ -143,13 +111,13 @@ static int parse_options(int argc, char **argv, options *o)
       return 1;
     }
   }
-  if (o->ninputs == 0) {
+  if (o->c.ninputs == 0) {
     fprintf(stderr, "solve-bench: no matrix given\n%s", usage);
     return 1;
   }
-  int cpu = o->device == SPS_DEVICE_CPU;
-  o->repeat = repeat ? repeat : cpu ? 1 : 3;
-  o->copy_bytes = (size_t)(copy_mb ? copy_mb : cpu ? 256 : 2048) << 20;
+  int cpu = o->c.device == SPS_DEVICE_CPU;
+  o->repeat = o->c.repeat ? o->c.repeat : cpu ? 1 : 3;
+  o->copy_bytes = (size_t)(o->c.copy_mb ? o->c.copy_mb : cpu ? 256 : 2048) << 20;
   return 0;
 }
 
@@ -207,9 +175,9 @@ static double host_relres(const sps_matrix *A, const double *x, const double *b)
 
 static void write_tsv(const options *o, const bench_table *tab, const char *header)
 {
-  FILE *f = fopen(o->tsv, "w");
+  FILE *f = fopen(o->c.tsv, "w");
   if (!f) {
-    fprintf(stderr, "solve-bench: cannot write %s\n", o->tsv);
+    fprintf(stderr, "solve-bench: cannot write %s\n", o->c.tsv);
     return;
   }
   fputs(header, f);
@@ -248,7 +216,7 @@ static void run_solve(sps_context *ctx, const options *o, const sps_matrix *A, r
     goto cleanup;
   }
   /* x* and b = A x* on the host. */
-  bench_rng rng = {o->seed};
+  bench_rng rng = {o->c.seed};
   for (int64_t j = 0; j < n; j++) xs[j] = o->rhs_random ? bench_rng_sym(&rng) : 1.0;
   {
     const int64_t *rp;
@@ -322,7 +290,7 @@ int main(int argc, char **argv)
   options o;
   if (parse_options(argc, argv, &o)) return 2;
   sps_context *ctx = NULL;
-  if (sps_context_create(&ctx, o.device, 0)) {
+  if (sps_context_create(&ctx, o.c.device, 0)) {
     fprintf(stderr, "solve-bench: cannot create the context: %s\n", sps_context_create_error());
     return 1;
   }
@@ -336,7 +304,7 @@ int main(int argc, char **argv)
     sps_context_destroy(&ctx);
     return 1;
   }
-  int cuda = o.device == SPS_DEVICE_CUDA;
+  int cuda = o.c.device == SPS_DEVICE_CUDA;
   char header[4096];
   int hl = snprintf(header, sizeof header,
                     "# solve-bench (spsolve %s)\n# device: %s\n# date: %s\n# command:",
@@ -358,13 +326,13 @@ int main(int argc, char **argv)
   bench_table *tab = bench_table_create(NCOLS, columns);
   if (!tab) return 1;
   int failed = 0;
-  for (int mi = 0; mi < o.ninputs; mi++) {
+  for (int mi = 0; mi < o.c.ninputs; mi++) {
     char name[256];
     sps_matrix *A = NULL;
     double t0 = sps_wtime();
-    if (bench_load_matrix(ctx, &o.inputs[mi], &A, name, sizeof name, err, sizeof err)) {
-      fprintf(stderr, "solve-bench: [%d/%d] %s: cannot load: %s\n", mi + 1, o.ninputs,
-              o.inputs[mi].spec, err);
+    if (bench_load_matrix(ctx, &o.c.inputs[mi], &A, name, sizeof name, err, sizeof err)) {
+      fprintf(stderr, "solve-bench: [%d/%d] %s: cannot load: %s\n", mi + 1, o.c.ninputs,
+              o.c.inputs[mi].spec, err);
       failed = 1;
       continue;
     }
@@ -377,7 +345,7 @@ int main(int argc, char **argv)
     int64_t m, n, nnz;
     sps_matrix_get_size(A, &m, &n, &nnz);
     fprintf(stderr, "solve-bench: [%d/%d] %s%s: %lld x %lld, %lld nonzeros, loaded in %.2f s\n",
-            mi + 1, o.ninputs, name, o.negate ? " (negated)" : "", (long long)m, (long long)n,
+            mi + 1, o.c.ninputs, name, o.negate ? " (negated)" : "", (long long)m, (long long)n,
             (long long)nnz, sps_wtime() - t0);
     result r;
     memset(&r, 0, sizeof r);
@@ -418,12 +386,12 @@ int main(int argc, char **argv)
     bench_table_add(tab, cells);
     fprintf(stderr, "solve-bench:   %s %d iterations, %s, relres %.2e, solve %.3f ms, %.2f us/iteration\n",
             c[2], r.iterations, c[9], r.relres, 1e3 * r.solve_s, 1e6 * tpi);
-    if (o.tsv) write_tsv(&o, tab, header);
+    if (o.c.tsv) write_tsv(&o, tab, header);
     sps_matrix_destroy(&A);
   }
   printf("# %s, %s, copy bandwidth %.1f GB/s\n", dev, date, 1e-9 * bw);
   bench_table_print(tab, stdout, stdout_mask);
-  if (o.tsv) write_tsv(&o, tab, header);
+  if (o.c.tsv) write_tsv(&o, tab, header);
   bench_table_destroy(&tab);
   sps_context_destroy(&ctx);
   return failed;

@@ -40,15 +40,11 @@ typedef struct run_spec {
 } run_spec;
 
 typedef struct options {
-  bench_input inputs[256];
-  int ninputs;
+  bench_common c; /* matrices, device, seed, TSV file, repeat and copy size as given */
   run_spec runs[MAX_RUNS];
   int nruns;
-  sps_device_kind device;
   int repeat, batch, x_random;
-  uint64_t seed;
   size_t copy_bytes;
-  const char *tsv;
 } options;
 
 /* What one variant gave on one matrix. */
@@ -95,47 +91,26 @@ static int add_runs(options *o, const char *list, const int *tprs, int ntpr)
 static int parse_options(int argc, char **argv, options *o)
 {
   const char *variants = NULL, *tpr_arg = NULL;
-  int copy_mb = 0, repeat = 0, batch = 0;
+  int batch = 0;
   memset(o, 0, sizeof *o);
-  o->device = SPS_DEVICE_CUDA;
-  o->seed = 1;
+  bench_common_init(&o->c);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-    int bad = 0;
+    int bad = 0, common;
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       fputs(usage, stdout);
       exit(0);
-    } else if (a[0] != '-' || strcmp(a, "--gen") == 0) {
-      if (o->ninputs == (int)(sizeof o->inputs / sizeof o->inputs[0])) {
-        fprintf(stderr, "spmv-bench: too many matrices\n");
-        return 1;
-      }
-      int gen = a[0] == '-';
-      if (gen && !v) bad = 1;
-      o->inputs[o->ninputs].spec = gen ? v : a;
-      o->inputs[o->ninputs++].is_gen = gen;
-      i += gen;
+    } else if ((common = bench_common_parse(&o->c, argc, argv, &i, "spmv-bench")) != 0) {
+      bad = common < 0;
     } else if (!v) {
       bad = 1;
     } else if (strcmp(a, "--variants") == 0) {
       variants = v, i++;
     } else if (strcmp(a, "--threads-per-row") == 0) {
       tpr_arg = v, i++;
-    } else if (strcmp(a, "--device") == 0) {
-      i++;
-      if (strcmp(v, "cuda") == 0)
-        o->device = SPS_DEVICE_CUDA;
-      else if (strcmp(v, "cpu") == 0)
-        o->device = SPS_DEVICE_CPU;
-      else
-        bad = 1;
-    } else if (strcmp(a, "--repeat") == 0) {
-      bad = bench_parse_int(v, &repeat), i++;
     } else if (strcmp(a, "--batch") == 0) {
       bad = bench_parse_int(v, &batch), i++;
-    } else if (strcmp(a, "--copy-mb") == 0) {
-      bad = bench_parse_int(v, &copy_mb), i++;
     } else if (strcmp(a, "--x") == 0) {
       i++;
       if (strcmp(v, "ones") == 0)
@@ -144,12 +119,6 @@ static int parse_options(int argc, char **argv, options *o)
         o->x_random = 1;
       else
         bad = 1;
-    } else if (strcmp(a, "--seed") == 0) {
-      int s;
-      bad = bench_parse_int(v, &s), i++;
-      o->seed = (uint64_t)s;
-    } else if (strcmp(a, "--tsv") == 0) {
-      o->tsv = v, i++;
     } else {
       bad = 1;
     }
@@ -158,14 +127,14 @@ static int parse_options(int argc, char **argv, options *o)
       return 1;
     }
   }
-  if (o->ninputs == 0) {
+  if (o->c.ninputs == 0) {
     fprintf(stderr, "spmv-bench: no matrix given\n%s", usage);
     return 1;
   }
-  int cpu = o->device == SPS_DEVICE_CPU;
-  o->repeat = repeat ? repeat : cpu ? 5 : 10;
+  int cpu = o->c.device == SPS_DEVICE_CPU;
+  o->repeat = o->c.repeat ? o->c.repeat : cpu ? 5 : 10;
   o->batch = batch ? batch : cpu ? 3 : 20;
-  o->copy_bytes = (size_t)(copy_mb ? copy_mb : cpu ? 256 : 2048) << 20;
+  o->copy_bytes = (size_t)(o->c.copy_mb ? o->c.copy_mb : cpu ? 256 : 2048) << 20;
 
   int tprs[5] = {0}, ntpr = 1;
   if (tpr_arg && strcmp(tpr_arg, "sweep") == 0) {
@@ -180,7 +149,7 @@ static int parse_options(int argc, char **argv, options *o)
   if (variants) return add_runs(o, variants, tprs, ntpr);
   /* Default: every variant this build has on this device, AUTO left out (it picks one of them). */
   for (int k = 0; k < SPS_SPMV_KIND_COUNT; k++)
-    if (k != SPS_SPMV_AUTO && sps_spmv_kind_available((sps_spmv_kind)k, o->device))
+    if (k != SPS_SPMV_AUTO && sps_spmv_kind_available((sps_spmv_kind)k, o->c.device))
       if (add_runs(o, sps_spmv_kind_name((sps_spmv_kind)k), tprs, ntpr)) return 1;
   return 0;
 }
@@ -351,7 +320,7 @@ static void run_variant(sps_context *ctx, const options *o, const run_spec *rs, 
   }
   SPS_TRY(time_plain(plan, x, y, t, o->repeat, o->batch, &r->plain_s));
 #ifdef SPS_HAVE_CUDA
-  if (o->device == SPS_DEVICE_CUDA) {
+  if (o->c.device == SPS_DEVICE_CUDA) {
     char msg[512];
     if (time_graph(ctx, plan, x, y, t, o->repeat, o->batch, &r->graph_s, msg, sizeof msg)) {
       snprintf(r->status, sizeof r->status, "%s", msg);
@@ -370,9 +339,9 @@ cleanup:
 
 static void write_tsv(const options *o, const bench_table *tab, const char *header)
 {
-  FILE *f = fopen(o->tsv, "w");
+  FILE *f = fopen(o->c.tsv, "w");
   if (!f) {
-    fprintf(stderr, "spmv-bench: cannot write %s\n", o->tsv);
+    fprintf(stderr, "spmv-bench: cannot write %s\n", o->c.tsv);
     return;
   }
   fputs(header, f);
@@ -386,7 +355,7 @@ int main(int argc, char **argv)
   if (parse_options(argc, argv, &o)) return 2;
 
   sps_context *ctx = NULL;
-  if (sps_context_create(&ctx, o.device, 0)) {
+  if (sps_context_create(&ctx, o.c.device, 0)) {
     fprintf(stderr, "spmv-bench: cannot create the context: %s\n", sps_context_create_error());
     return 1;
   }
@@ -400,7 +369,7 @@ int main(int argc, char **argv)
     sps_context_destroy(&ctx);
     return 1;
   }
-  int cuda = o.device == SPS_DEVICE_CUDA;
+  int cuda = o.c.device == SPS_DEVICE_CUDA;
   char header[4096];
   int hl = snprintf(header, sizeof header,
                     "# spmv-bench (spsolve %s)\n# device: %s\n# date: %s\n# command:", sps_version(),
@@ -430,23 +399,23 @@ int main(int argc, char **argv)
     return 1;
   }
   int failed = 0;
-  for (int mi = 0; mi < o.ninputs; mi++) {
+  for (int mi = 0; mi < o.c.ninputs; mi++) {
     char name[256];
     sps_matrix *A = NULL;
     sps_vector *x = NULL, *y = NULL;
     double *xh = NULL, *yref = NULL, *tol = NULL, *yh = NULL;
     result res[MAX_RUNS];
     double t0 = sps_wtime();
-    if (bench_load_matrix(ctx, &o.inputs[mi], &A, name, sizeof name, err, sizeof err)) {
-      fprintf(stderr, "spmv-bench: [%d/%d] %s: cannot load: %s\n", mi + 1, o.ninputs,
-              o.inputs[mi].spec, err);
+    if (bench_load_matrix(ctx, &o.c.inputs[mi], &A, name, sizeof name, err, sizeof err)) {
+      fprintf(stderr, "spmv-bench: [%d/%d] %s: cannot load: %s\n", mi + 1, o.c.ninputs,
+              o.c.inputs[mi].spec, err);
       failed = 1;
       continue;
     }
     int64_t m, n, nnz;
     sps_matrix_get_size(A, &m, &n, &nnz);
     fprintf(stderr, "spmv-bench: [%d/%d] %s: %lld x %lld, %lld nonzeros, loaded in %.2f s\n",
-            mi + 1, o.ninputs, name, (long long)m, (long long)n, (long long)nnz,
+            mi + 1, o.c.ninputs, name, (long long)m, (long long)n, (long long)nnz,
             sps_wtime() - t0);
     xh = malloc((size_t)(n ? n : 1) * sizeof *xh);
     yref = malloc((size_t)(m ? m : 1) * sizeof *yref);
@@ -458,7 +427,7 @@ int main(int argc, char **argv)
       failed = 1;
       goto next;
     }
-    bench_rng rng = {o.seed};
+    bench_rng rng = {o.c.seed};
     for (int64_t j = 0; j < n; j++) xh[j] = o.x_random ? bench_rng_sym(&rng) : 1.0;
     if (sps_vector_upload(x, xh, n)) {
       fprintf(stderr, "spmv-bench: %s: %s\n", name, sps_context_last_error(ctx));
@@ -507,7 +476,7 @@ int main(int argc, char **argv)
       cells[NCOLS - 1] = r->status;
       bench_table_add(tab, cells);
     }
-    if (o.tsv) write_tsv(&o, tab, header);
+    if (o.c.tsv) write_tsv(&o, tab, header);
   next:
     free(xh);
     free(yref);
@@ -519,7 +488,7 @@ int main(int argc, char **argv)
   }
   printf("# %s, %s, copy bandwidth %.1f GB/s\n", dev, date, 1e-9 * bw);
   bench_table_print(tab, stdout, stdout_mask);
-  if (o.tsv) write_tsv(&o, tab, header);
+  if (o.c.tsv) write_tsv(&o, tab, header);
   bench_table_destroy(&tab);
   bench_timer_destroy(&t);
   sps_context_destroy(&ctx);
