@@ -79,8 +79,9 @@ static void bicgstab_destroy(sps_solver *s)
 }
 
 /* One iteration: phat <- M^-1 p, v <- A phat, step A, shat <- M^-1 s, t <- A shat, step B, p. */
-static sps_status bicgstab_issue(sps_solver *s, bicgstab_work *w)
+static sps_status bicgstab_issue(sps_solver *s, void *work)
 {
+  bicgstab_work *w = work;
   sps_context *ctx = s->ctx;
   const sps_backend *be = ctx->be;
   const int64_t n = s->n;
@@ -186,22 +187,15 @@ static sps_status bicgstab_solve(sps_solver *s, const double *b, double *x, doub
       }
       const int it0 = h.it;
       const double rnorm_batch = rnorm;
-      /* Whole graphs first, then single iterations for the rest of the batch. */
-      int k = 0;
-      if (w->graph)
-        for (; k + BICGSTAB_GRAPH_ITERATIONS <= batch; k += BICGSTAB_GRAPH_ITERATIONS)
-          SPS_CHECK(be->graph_launch(ctx, w->graph));
-      for (; k < batch; k++)
-        SPS_CHECK(bicgstab_issue(s, w));
+      SPS_CHECK(sps_solver_issue_batch(s, w->graph, BICGSTAB_GRAPH_ITERATIONS, batch,
+                                       bicgstab_issue, w));
       SPS_CHECK(be->download(ctx, &h, w->S, sizeof h));
       rnorm = sqrt(h.rr);
       if (s->monitor && s->monitor_every > 0 && h.it > monitored && h.it % s->monitor_every == 0) {
         s->monitor(s->monitor_user, h.it, rnorm);
         monitored = h.it;
       }
-      double rate = 0.0;
-      if (h.it > it0 && rnorm > 0.0 && rnorm_batch > 0.0)
-        rate = pow(rnorm / rnorm_batch, 1.0 / (h.it - it0));
+      const double rate = sps_solver_batch_rate(rnorm_batch, rnorm, h.it - it0);
       batch = sps_solver_next_batch(s, batch, rate, rnorm, h.it, BICGSTAB_GRAPH_ITERATIONS,
                                     BICGSTAB_MAX_BATCH);
     }

@@ -67,8 +67,9 @@ static void cg_destroy(sps_solver *s)
 }
 
 /* Issue one iteration: q <- A p, then the three fused steps. */
-static sps_status cg_issue(sps_solver *s, cg_work *w)
+static sps_status cg_issue(sps_solver *s, void *work)
 {
+  cg_work *w = work;
   sps_context *ctx = s->ctx;
   const sps_backend *be = ctx->be;
   double *z = w->z ? w->z : s->r;
@@ -155,19 +156,11 @@ static sps_status cg_solve(sps_solver *s, const double *b, double *x, double rno
     }
     const int it0 = h.it;
     const double rnorm0_batch = rnorm;
-    /* Whole graphs first, then single iterations for the rest of the batch. */
-    int k = 0;
-    if (w->graph)
-      for (; k + CG_GRAPH_ITERATIONS <= batch; k += CG_GRAPH_ITERATIONS)
-        SPS_CHECK(be->graph_launch(ctx, w->graph));
-    for (; k < batch; k++)
-      SPS_CHECK(cg_issue(s, w));
+    SPS_CHECK(sps_solver_issue_batch(s, w->graph, CG_GRAPH_ITERATIONS, batch, cg_issue, w));
     SPS_CHECK(be->download(ctx, &h, w->S, sizeof h));
     rnorm = sqrt(h.rr);
     if (s->monitor && s->monitor_every > 0 && h.it > it0) s->monitor(s->monitor_user, h.it, rnorm);
-    double rate = 0.0;
-    if (h.it > it0 && rnorm > 0.0 && rnorm0_batch > 0.0)
-      rate = pow(rnorm / rnorm0_batch, 1.0 / (h.it - it0));
+    const double rate = sps_solver_batch_rate(rnorm0_batch, rnorm, h.it - it0);
     batch = sps_solver_next_batch(s, batch, rate, rnorm, h.it, CG_GRAPH_ITERATIONS, CG_MAX_BATCH);
     switch (h.status) {
     case SPS_CG_RUNNING:

@@ -137,8 +137,9 @@ static int gmres_device_ok(sps_solver *s, const gmres_work *gw, size_t *nwork)
  * One device-driven inner iteration: z <- M^-1 vcur (flexible: Z(:, j) <- z, j read from the
  * state on the device), w <- A z, then the CGS2 Arnoldi step.
  */
-static sps_status gmres_issue(sps_solver *s, gmres_work *gw)
+static sps_status gmres_issue(sps_solver *s, void *work)
 {
+  gmres_work *gw = work;
   sps_context *ctx = s->ctx;
   const double *zin = gw->vcur;
   if (gw->z) {
@@ -148,6 +149,14 @@ static sps_status gmres_issue(sps_solver *s, gmres_work *gw)
   }
   SPS_CHECK(sps_spmv_apply_raw(s->plan, 1.0, zin, 0.0, gw->w));
   return ctx->be->gmres_arnoldi(ctx, s->n, gw->m, gw->V, s->n, gw->w, gw->vcur, gw->S);
+}
+
+/* One inner iteration: the captured graph of one when there is one, else issued step by step. */
+static sps_status gmres_issue_one(sps_solver *s, void *work)
+{
+  gmres_work *gw = work;
+  if (gw->graph) return s->ctx->be->graph_launch(s->ctx, gw->graph);
+  return gmres_issue(s, gw);
 }
 
 /* The work space of the device-driven cycle: vectors, the dense block, the state, the graph. */
@@ -324,25 +333,15 @@ static sps_status gmres_solve_device(sps_solver *s, const double *b, double *x, 
     if (len < 1) len = 1;
     const int it0 = h.it;
     const double rnorm_batch = rnorm;
-    int k = 0;
-    if (gw->graph4)
-      for (; k + GMRES_GRAPH_ITERATIONS <= len; k += GMRES_GRAPH_ITERATIONS)
-        SPS_CHECK(be->graph_launch(ctx, gw->graph4));
-    for (; k < len; k++) {
-      if (gw->graph)
-        SPS_CHECK(be->graph_launch(ctx, gw->graph));
-      else
-        SPS_CHECK(gmres_issue(s, gw));
-    }
+    SPS_CHECK(
+        sps_solver_issue_batch(s, gw->graph4, GMRES_GRAPH_ITERATIONS, len, gmres_issue_one, gw));
     SPS_CHECK(be->download(ctx, &h, gw->S, sizeof h));
     rnorm = h.resid;
     if (monitor_every > 0 && h.it > monitored && h.it % monitor_every == 0) {
       s->monitor(s->monitor_user, h.it, rnorm);
       monitored = h.it;
     }
-    double rate = 0.0;
-    if (h.it > it0 && rnorm > 0.0 && rnorm_batch > 0.0)
-      rate = pow(rnorm / rnorm_batch, 1.0 / (h.it - it0));
+    const double rate = sps_solver_batch_rate(rnorm_batch, rnorm, h.it - it0);
     want = sps_solver_adaptive_batch(s, want, rate, rnorm, GMRES_MIN_BATCH, GMRES_MAX_BATCH);
     if (h.status != SPS_GMRES_RUNNING) SPS_CHECK(gmres_cycle_end(s, gw, b, x, &h, &rnorm));
   }

@@ -56,6 +56,23 @@ int sps_solver_next_batch(const sps_solver *s, int last, double rate, double rno
   return b < s->maxit - it ? b : s->maxit - it;
 }
 
+sps_status sps_solver_issue_batch(sps_solver *s, void *graph, int per_graph, int count,
+                                  sps_status (*issue)(sps_solver *s, void *work), void *work)
+{
+  sps_context *ctx = s->ctx;
+  int k = 0;
+  if (graph)
+    for (; k + per_graph <= count; k += per_graph) SPS_CHECK(ctx->be->graph_launch(ctx, graph));
+  for (; k < count; k++) SPS_CHECK(issue(s, work));
+  return SPS_SUCCESS;
+}
+
+double sps_solver_batch_rate(double before, double after, int iterations)
+{
+  if (iterations <= 0 || !(before > 0.0) || !(after > 0.0)) return 0.0;
+  return pow(after / before, 1.0 / iterations);
+}
+
 sps_reason sps_solver_test(const sps_solver *s, double rnorm)
 {
   if (!(rnorm <= s->tol)) return SPS_REASON_NONE;

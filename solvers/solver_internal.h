@@ -111,6 +111,18 @@ int sps_solver_adaptive_batch(const sps_solver *s, int last, double rate, double
 int sps_solver_next_batch(const sps_solver *s, int last, double rate, double rnorm, int it,
                           int min_batch, int max_batch);
 
+/*
+ * Issue `count` device-driven iterations without waiting: `graph` (a captured group of
+ * `per_graph` iterations, or NULL) replayed as often as it fits, then `issue` (one iteration
+ * on `work`) for the rest.
+ */
+sps_status sps_solver_issue_batch(sps_solver *s, void *graph, int per_graph, int count,
+                                  sps_status (*issue)(sps_solver *s, void *work), void *work);
+
+/* The observed per-iteration rate of decrease from rnorm `before` to `after` over
+ * `iterations`, or 0 when it cannot be told (no iteration, or a zero norm). */
+double sps_solver_batch_rate(double before, double after, int iterations);
+
 /* Nonzero when v is NaN or +-Inf. */
 int sps_solver_bad(double v);
 
