@@ -2,6 +2,7 @@
 libspsolve_la_SOURCES += \
 	%reldir%/internal.h \
 	%reldir%/krylov_state.h \
+	%reldir%/compensated_sum.h \
 	%reldir%/error.c \
 	%reldir%/memory.c \
 	%reldir%/context.c \
