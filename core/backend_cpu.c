@@ -2,10 +2,16 @@
 #include <math.h>
 #include <string.h>
 
+#include "compensated_sum.h"
 #include "internal.h"
 
 /* Loops shorter than this run on one thread: the fork costs more than the work. */
 #define SPS_OMP_MIN 8192
+
+/* Every reduction adds rounded products into compensated sums (core/compensated_sum.h), so
+ * its result does not depend on the number of threads, and matches the CUDA backend's. */
+#pragma omp declare reduction(csum : sps_csum : sps_csum_merge(&omp_out, omp_in)) \
+    initializer(omp_priv = sps_csum_zero())
 
 static sps_status cpu_malloc(sps_context *ctx, void **p, size_t bytes, const char *what)
 {
@@ -90,10 +96,10 @@ static sps_status cpu_dot(sps_context *ctx, int64_t n, const double *x, const do
                           double *result)
 {
   (void)ctx;
-  double s = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : s) if (n > SPS_OMP_MIN)
-  for (int64_t i = 0; i < n; i++) s += x[i] * y[i];
-  *result = s;
+  sps_csum s = sps_csum_zero();
+#pragma omp parallel for schedule(static) reduction(csum : s) if (n > SPS_OMP_MIN)
+  for (int64_t i = 0; i < n; i++) sps_csum_add(&s, x[i] * y[i]);
+  *result = sps_csum_value(s);
   return SPS_SUCCESS;
 }
 
@@ -113,16 +119,23 @@ static sps_status cpu_gemv_t(sps_context *ctx, int64_t n, int k, const double *V
   return SPS_SUCCESS;
 }
 
-/* y[i] <- y[i] + alpha * sum_j V[i + j*ldv] * h[j]: rows split among threads, one pass over y. */
+/*
+ * y[i] <- y[i] + alpha * sum_j V[i + j*ldv] * h[j]: rows split among threads, one pass over y.
+ * The inner sum runs j = 0, 1, ... in plain arithmetic, in chunks of SPS_GEMV_CHUNK columns,
+ * exactly as the CUDA backend's kernel does.
+ */
 static sps_status cpu_gemv_n(sps_context *ctx, int64_t n, int k, double alpha, const double *V,
                              int64_t ldv, const double *h, double *y)
 {
   (void)ctx;
+  for (int j0 = 0; j0 < k; j0 += SPS_GEMV_CHUNK) {
+    const int j1 = k - j0 < SPS_GEMV_CHUNK ? k : j0 + SPS_GEMV_CHUNK;
 #pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
-  for (int64_t i = 0; i < n; i++) {
-    double s = 0.0;
-    for (int j = 0; j < k; j++) s += V[i + (int64_t)j * ldv] * h[j];
-    y[i] += alpha * s;
+    for (int64_t i = 0; i < n; i++) {
+      double s = 0.0;
+      for (int j = j0; j < j1; j++) s += V[i + (int64_t)j * ldv] * h[j];
+      y[i] += alpha * s;
+    }
   }
   return SPS_SUCCESS;
 }
@@ -149,19 +162,20 @@ static sps_status cpu_cg_update(sps_context *ctx, int64_t n, const double *p, co
   (void)ctx;
   if (S->status != SPS_CG_RUNNING) return SPS_SUCCESS;
   const double alpha = S->alpha;
-  double rr = 0.0, rz = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : rr, rz) if (n > SPS_OMP_MIN)
+  sps_csum rr_sum = sps_csum_zero(), rz_sum = sps_csum_zero();
+#pragma omp parallel for schedule(static) reduction(csum : rr_sum, rz_sum) if (n > SPS_OMP_MIN)
   for (int64_t i = 0; i < n; i++) {
     x[i] += alpha * p[i];
     double ri = r[i] - alpha * q[i];
     r[i] = ri;
-    rr += ri * ri;
+    sps_csum_add(&rr_sum, ri * ri);
     if (dinv) {
       z[i] = dinv[i] * ri;
-      rz += ri * z[i];
+      sps_csum_add(&rz_sum, ri * z[i]);
     }
   }
-  if (!dinv) rz = rr;
+  const double rr = sps_csum_value(rr_sum);
+  const double rz = dinv ? sps_csum_value(rz_sum) : rr;
   int it = ++S->it;
   S->rr = rr;
   if (S->history) S->history[it] = sqrt(rr);
@@ -308,13 +322,14 @@ static sps_status cpu_bicgstab_step_a(sps_context *ctx, int64_t n, const double 
   }
   const double alpha = S->rho / sigma;
   S->alpha = alpha;
-  double ss = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : ss) if (n > SPS_OMP_MIN)
+  sps_csum ss_sum = sps_csum_zero();
+#pragma omp parallel for schedule(static) reduction(csum : ss_sum) if (n > SPS_OMP_MIN)
   for (int64_t i = 0; i < n; i++) {
     double si = r[i] - alpha * v[i];
     s[i] = si;
-    ss += si * si;
+    sps_csum_add(&ss_sum, si * si);
   }
+  const double ss = sps_csum_value(ss_sum);
   S->ss = ss;
   if (!isfinite(ss)) S->status = SPS_BICGSTAB_NAN;
   else if (ss <= S->tol2) S->half = 1;
@@ -340,26 +355,27 @@ static sps_status cpu_bicgstab_step_b(sps_context *ctx, int64_t n, const double 
     sps_bicgstab_close_step(S, S->ss, S->rho);
     return SPS_SUCCESS;
   }
-  double ts = 0.0, tt = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : ts, tt) if (n > SPS_OMP_MIN)
+  sps_csum ts_sum = sps_csum_zero(), tt_sum = sps_csum_zero();
+#pragma omp parallel for schedule(static) reduction(csum : ts_sum, tt_sum) if (n > SPS_OMP_MIN)
   for (int64_t i = 0; i < n; i++) {
-    ts += t[i] * s[i];
-    tt += t[i] * t[i];
+    sps_csum_add(&ts_sum, t[i] * s[i]);
+    sps_csum_add(&tt_sum, t[i] * t[i]);
   }
+  const double ts = sps_csum_value(ts_sum), tt = sps_csum_value(tt_sum);
   S->ts = ts;
   S->tt = tt;
   const double omega = tt != 0.0 ? ts / tt : 0.0;
   S->omega = omega;
-  double rho = 0.0, rr = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : rho, rr) if (n > SPS_OMP_MIN)
+  sps_csum rho_sum = sps_csum_zero(), rr_sum = sps_csum_zero();
+#pragma omp parallel for schedule(static) reduction(csum : rho_sum, rr_sum) if (n > SPS_OMP_MIN)
   for (int64_t i = 0; i < n; i++) {
     x[i] += alpha * phat[i] + omega * shat[i];
     double ri = s[i] - omega * t[i];
     r[i] = ri;
-    rho += r0hat[i] * ri;
-    rr += ri * ri;
+    sps_csum_add(&rho_sum, r0hat[i] * ri);
+    sps_csum_add(&rr_sum, ri * ri);
   }
-  sps_bicgstab_close_step(S, rr, rho);
+  sps_bicgstab_close_step(S, sps_csum_value(rr_sum), sps_csum_value(rho_sum));
   return SPS_SUCCESS;
 }
 

@@ -29,8 +29,6 @@ sps_status sps_cuda_state_create(sps_context *ctx, int device)
   cs->cc_major = prop.major;
   cs->gmres_cluster = cs->cc_major >= 9 && sps_cuda_gmres_cluster_built();
   SPS_CUDA(ctx, cudaStreamCreateWithFlags(&cs->stream, cudaStreamNonBlocking));
-  SPS_CUBLAS(ctx, cublasCreate(&cs->cublas));
-  SPS_CUBLAS(ctx, cublasSetStream(cs->cublas, cs->stream));
   SPS_CUSPARSE(ctx, cusparseCreate(&cs->cusparse));
   SPS_CUSPARSE(ctx, cusparseSetStream(cs->cusparse, cs->stream));
   SPS_CUDA(ctx, cudaMalloc((void **)&cs->scratch, SPS_CUDA_SCRATCH * sizeof(double)));
@@ -38,7 +36,7 @@ sps_status sps_cuda_state_create(sps_context *ctx, int device)
   /* Four blocks of 256 threads per SM keep the fused reductions at full bandwidth. */
   cs->reduce_blocks = (unsigned)(4 * cs->sm_count);
   if (cs->reduce_blocks < 1) cs->reduce_blocks = 1;
-  SPS_CUDA(ctx, cudaMalloc((void **)&cs->partials, 2 * (size_t)cs->reduce_blocks * sizeof(double)));
+  SPS_CUDA(ctx, cudaMalloc((void **)&cs->partials, 4 * (size_t)cs->reduce_blocks * sizeof(double)));
   SPS_CUDA(ctx, cudaMalloc((void **)&cs->ticket, sizeof(unsigned)));
   SPS_CUDA(ctx, cudaMemset(cs->ticket, 0, sizeof(unsigned)));
   return SPS_SUCCESS;
@@ -54,7 +52,6 @@ void sps_cuda_state_destroy(sps_context *ctx)
   if (cs->partials) cudaFree(cs->partials);
   if (cs->ticket) cudaFree(cs->ticket);
   if (cs->cusparse) cusparseDestroy(cs->cusparse);
-  if (cs->cublas) cublasDestroy(cs->cublas);
   if (cs->stream) cudaStreamDestroy(cs->stream);
   sps_host_free(cs);
   ctx->cuda = NULL;
@@ -121,9 +118,6 @@ static sps_status cu_copy(sps_context *ctx, int64_t n, const double *x, double *
   return cu_copy_bytes(ctx, y, x, (size_t)n * sizeof(double));
 }
 
-/* cuBLAS takes int lengths: larger vectors are processed in chunks. */
-#define SPS_BLAS_CHUNK ((int64_t)1 << 30)
-
 static sps_status cu_scal(sps_context *ctx, int64_t n, double a, double *y)
 {
   return sps_cuda_axpby_launch(sps_cuda(ctx)->stream, n, 0.0, y, a, y) == cudaSuccess
@@ -150,72 +144,65 @@ static sps_status cu_pointwise_mult(sps_context *ctx, int64_t n, const double *w
   return SPS_SUCCESS;
 }
 
+/* The dots of the host-driven paths: a compensated sum on the device (core/cuda/blas_kernels.cu),
+ * rounded like the CPU backend's, read back into host memory. */
 static sps_status cu_dot(sps_context *ctx, int64_t n, const double *x, const double *y,
                          double *result)
 {
   struct sps_cuda_state *cs = sps_cuda(ctx);
-  double s = 0.0;
-  for (int64_t off = 0; off < n; off += SPS_BLAS_CHUNK) {
-    int64_t len = n - off < SPS_BLAS_CHUNK ? n - off : SPS_BLAS_CHUNK;
-    double part = 0.0;
-    SPS_CUBLAS(ctx, cublasDdot(cs->cublas, (int)len, x + off, 1, y + off, 1, &part));
-    s += part;
-  }
-  *result = s;
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_dot(cs->stream, cs->reduce_blocks, n, x, y, cs->partials,
+                                    cs->ticket, cs->scratch));
+  SPS_CUDA(ctx, cudaMemcpyAsync(cs->host_pinned, cs->scratch, sizeof(double),
+                                cudaMemcpyDeviceToHost, cs->stream));
+  SPS_CUDA(ctx, cudaStreamSynchronize(cs->stream));
+  *result = cs->host_pinned[0];
   return SPS_SUCCESS;
 }
 
+/* ||x|| = sqrt(x.x), as on the CPU backend. */
 static sps_status cu_nrm2(sps_context *ctx, int64_t n, const double *x, double *result)
 {
-  struct sps_cuda_state *cs = sps_cuda(ctx);
-  if (n <= SPS_BLAS_CHUNK) {
-    double r = 0.0;
-    if (n > 0) SPS_CUBLAS(ctx, cublasDnrm2(cs->cublas, (int)n, x, 1, &r));
-    *result = r;
-    return SPS_SUCCESS;
-  }
   double s;
   SPS_CHECK(cu_dot(ctx, n, x, x, &s));
   *result = sqrt(s);
   return SPS_SUCCESS;
 }
 
-/* h <- V^T x in chunks of SPS_CUDA_SCRATCH columns, through the device scratch buffer. */
+/* h <- V^T x: one dot per column into the device scratch, read back once per
+ * SPS_CUDA_SCRATCH columns. */
 static sps_status cu_gemv_t(sps_context *ctx, int64_t n, int k, const double *V, int64_t ldv,
                             const double *x, double *h)
 {
   struct sps_cuda_state *cs = sps_cuda(ctx);
-  const double one = 1.0, zero = 0.0;
-  if (n > INT32_MAX || ldv > INT32_MAX)
-    SPS_FAIL(ctx, SPS_ERR_SIZE, "gemv_t: %lld rows exceed cuBLAS int sizes", (long long)n);
   for (int j0 = 0; j0 < k; j0 += SPS_CUDA_SCRATCH) {
     int kk = k - j0 < SPS_CUDA_SCRATCH ? k - j0 : SPS_CUDA_SCRATCH;
-    SPS_CUBLAS(ctx, cublasDgemv(cs->cublas, CUBLAS_OP_T, (int)n, kk, &one, V + (int64_t)j0 * ldv,
-                                (int)ldv, x, 1, &zero, cs->scratch, 1));
-    SPS_CUDA(ctx, cudaMemcpyAsync(h + j0, cs->scratch, (size_t)kk * sizeof(double),
+    for (int j = 0; j < kk; j++)
+      SPS_CUDA_LAUNCH(ctx, sps_cuda_dot(cs->stream, cs->reduce_blocks, n,
+                                        V + (int64_t)(j0 + j) * ldv, x, cs->partials, cs->ticket,
+                                        cs->scratch + j));
+    SPS_CUDA(ctx, cudaMemcpyAsync(cs->host_pinned, cs->scratch, (size_t)kk * sizeof(double),
                                   cudaMemcpyDeviceToHost, cs->stream));
     SPS_CUDA(ctx, cudaStreamSynchronize(cs->stream));
+    memcpy(h + j0, cs->host_pinned, (size_t)kk * sizeof(double));
   }
   return SPS_SUCCESS;
 }
 
-/* y <- y + alpha*V h, with h copied to the device scratch first. */
+/* y <- y + alpha*V h, with h copied to the device scratch first, in chunks of SPS_GEMV_CHUNK
+ * columns as on the CPU backend. */
 static sps_status cu_gemv_n(sps_context *ctx, int64_t n, int k, double alpha, const double *V,
                             int64_t ldv, const double *h, double *y)
 {
   struct sps_cuda_state *cs = sps_cuda(ctx);
-  const double one = 1.0;
-  if (n > INT32_MAX || ldv > INT32_MAX)
-    SPS_FAIL(ctx, SPS_ERR_SIZE, "gemv_n: %lld rows exceed cuBLAS int sizes", (long long)n);
-  for (int j0 = 0; j0 < k; j0 += SPS_CUDA_SCRATCH) {
-    int kk = k - j0 < SPS_CUDA_SCRATCH ? k - j0 : SPS_CUDA_SCRATCH;
-    /* The scratch may still be read by the previous chunk's gemv: order on the stream. */
+  for (int j0 = 0; j0 < k; j0 += SPS_GEMV_CHUNK) {
+    int kk = k - j0 < SPS_GEMV_CHUNK ? k - j0 : SPS_GEMV_CHUNK;
+    /* The scratch may still be read by the previous chunk's kernel: order on the stream. */
     SPS_CUDA(ctx, cudaStreamSynchronize(cs->stream));
     memcpy(cs->host_pinned, h + j0, (size_t)kk * sizeof(double));
     SPS_CUDA(ctx, cudaMemcpyAsync(cs->scratch, cs->host_pinned, (size_t)kk * sizeof(double),
                                   cudaMemcpyHostToDevice, cs->stream));
-    SPS_CUBLAS(ctx, cublasDgemv(cs->cublas, CUBLAS_OP_N, (int)n, kk, &alpha, V + (int64_t)j0 * ldv,
-                                (int)ldv, cs->scratch, 1, &one, y, 1));
+    SPS_CUDA_LAUNCH(ctx, sps_cuda_gemv_n(cs->stream, cs->reduce_blocks, n, kk, alpha,
+                                         V + (int64_t)j0 * ldv, ldv, cs->scratch, y));
   }
   return SPS_SUCCESS;
 }

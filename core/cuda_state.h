@@ -1,19 +1,17 @@
-/* cuda_state.h: what a CUDA context owns (stream, cuBLAS and cuSPARSE handles, device facts) and the CUDA error macros. */
+/* cuda_state.h: what a CUDA context owns (stream, cuSPARSE handle, reduction buffers, device facts) and the CUDA error macros. */
 #ifndef SPS_CORE_CUDA_STATE_H
 #define SPS_CORE_CUDA_STATE_H
 
-#include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <cusparse.h>
 
 #include "internal.h"
 
 /* Device doubles kept for results of gemv_t before they are copied to the host. */
-#define SPS_CUDA_SCRATCH 4096
+#define SPS_CUDA_SCRATCH SPS_GEMV_CHUNK
 
 struct sps_cuda_state {
   cudaStream_t stream;
-  cublasHandle_t cublas;
   cusparseHandle_t cusparse;
   int sm_count;
   int max_threads_per_sm;
@@ -24,7 +22,7 @@ struct sps_cuda_state {
   double *scratch;     /* SPS_CUDA_SCRATCH doubles */
   double *host_pinned; /* SPS_CUDA_SCRATCH doubles of pinned host memory */
   /* Block partials and the last-block ticket of the fused reductions (core/cuda/cg_steps.cu). */
-  unsigned reduce_blocks; /* grid limit of those kernels: partials hold 2 per block */
+  unsigned reduce_blocks; /* grid limit of those kernels: partials hold 2 sums (4 doubles) per block */
   double *partials;
   unsigned *ticket;
 };
@@ -47,15 +45,6 @@ static inline struct sps_cuda_state *sps_cuda(const sps_context *ctx)
 /* Check the launch of a kernel (the launcher returns cudaGetLastError()). */
 #define SPS_CUDA_LAUNCH(ctx, call) SPS_CUDA(ctx, call)
 
-#define SPS_CUBLAS(ctx, call)                                                              \
-  do {                                                                                     \
-    cublasStatus_t sps_cublas_e_ = (call);                                                 \
-    if (sps_cublas_e_ != CUBLAS_STATUS_SUCCESS)                                            \
-      SPS_FAIL((ctx),                                                                      \
-               sps_cublas_e_ == CUBLAS_STATUS_ALLOC_FAILED ? SPS_ERR_DEVICE_MEMORY : SPS_ERR_CUSPARSE, \
-               "%s:%d: %s: cuBLAS status %d", __FILE__, __LINE__, #call, (int)sps_cublas_e_); \
-  } while (0)
-
 #define SPS_CUSPARSE(ctx, call)                                                            \
   do {                                                                                     \
     cusparseStatus_t sps_cusparse_e_ = (call);                                             \
@@ -75,6 +64,14 @@ cudaError_t sps_cuda_axpby_launch(cudaStream_t s, int64_t n, double a, const dou
                                   double *y);
 cudaError_t sps_cuda_pointwise_mult_launch(cudaStream_t s, int64_t n, const double *w,
                                            const double *x, double *y);
+
+/* Launchers of core/cuda/blas_kernels.cu: *out <- x.y (device memory; uses partials and the
+ * ticket, 2 doubles per block), and y <- y + alpha V(:, 0:k) h with h in device memory (k at
+ * most SPS_CUDA_SCRATCH). */
+cudaError_t sps_cuda_dot(cudaStream_t s, unsigned max_blocks, int64_t n, const double *x,
+                         const double *y, double *partials, unsigned *ticket, double *out);
+cudaError_t sps_cuda_gemv_n(cudaStream_t s, unsigned max_blocks, int64_t n, int k, double alpha,
+                            const double *V, int64_t ldv, const double *h, double *y);
 
 /* Launchers of core/cuda/cg_steps.cu (fused CG steps, scalars on the device). */
 cudaError_t sps_cuda_cg_alpha(cudaStream_t s, unsigned max_blocks, int64_t n, const double *p,

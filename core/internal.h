@@ -70,6 +70,9 @@ double sps_wtime(void);
  * values. The Krylov methods in solvers/ and the preconditioners in precond/ are written
  * against this table only. A backend may leave an optional entry NULL.
  */
+/* gemv_n adds V h to y in chunks of this many columns (the CUDA backend's scratch size). */
+#define SPS_GEMV_CHUNK 4096
+
 typedef struct sps_backend {
   const char *name;
   /* Memory in the context's space. */
@@ -91,7 +94,8 @@ typedef struct sps_backend {
   sps_status (*dot)(sps_context *ctx, int64_t n, const double *x, const double *y,
                     double *result);                                              /* x . y */
   sps_status (*nrm2)(sps_context *ctx, int64_t n, const double *x, double *result); /* ||x||_2 */
-  /* Dense column blocks V (n x k, leading dimension ldv), for GMRES Gram-Schmidt. */
+  /* Dense column blocks V (n x k, leading dimension ldv), for GMRES Gram-Schmidt. Both
+   * backends sum a row of V h in column order, SPS_GEMV_CHUNK columns at a time. */
   sps_status (*gemv_t)(sps_context *ctx, int64_t n, int k, const double *V, int64_t ldv,
                        const double *x, double *h);                /* h[0:k] <- V^T x (h on host) */
   sps_status (*gemv_n)(sps_context *ctx, int64_t n, int k, double alpha, const double *V,

@@ -56,7 +56,7 @@ enum {
   SPS_GMRES_BREAKDOWN = 6        /* the rotated diagonal r_jj is 0: column j is left out */
 };
 
-/* The largest restart length the CUDA GMRES steps accept (their shared memory holds 10(m+1) doubles). */
+/* The largest restart length the CUDA GMRES steps accept (one of their kernels takes 17(m+1) doubles of shared memory: 70 KB at 512). */
 #define SPS_GMRES_STEPS_MAX_M 512
 
 /*
@@ -124,6 +124,25 @@ typedef struct sps_bicgstab_state {
 } sps_bicgstab_state;
 
 /*
+ * sqrt(a^2 + b^2) without overflow or harmful underflow, from IEEE operations alone (a
+ * division, products, a sum and a square root, all correctly rounded on the host and on the
+ * device), so that both give the same bits: the C library's and CUDA's hypot differ in the
+ * last bit. x sqrt(1 + (y/x)^2) with x = max(|a|, |b|), y = min(|a|, |b|).
+ */
+static inline SPS_HOST_DEVICE double sps_hypot(double a, double b)
+{
+  double x = fabs(a), y = fabs(b);
+  if (x < y) {
+    const double t = x;
+    x = y;
+    y = t;
+  }
+  if (x == 0.0 || isinf(x)) return x;
+  const double r = y / x;
+  return x * sqrt(1.0 + r * r);
+}
+
+/*
  * Close column j = S->j of the cycle, after the orthogonalisation: on entry col[0..j+1] is
  * H(0:j+1, j) and S->hnext, S->wnorm are set; on exit col is R(0:j+1, j). Applies the
  * rotations 0..j-1, builds rotation j to zero h_{j+1,j}, rotates g (|g_{j+1}| is the residual
@@ -145,7 +164,7 @@ static inline SPS_HOST_DEVICE void sps_gmres_close_column(sps_gmres_state *S, do
   }
   /* G_j: c = a/r, s = b/r, r = sqrt(a^2 + b^2) maps (a, b) to (r, 0). */
   double a = col[j], b = col[j + 1];
-  double rjj = hypot(a, b);
+  double rjj = sps_hypot(a, b);
   if (!isfinite(rjj) || !isfinite(S->wnorm)) {
     S->status = SPS_GMRES_NAN;
     return;

@@ -23,6 +23,7 @@ libspsolve_la_SOURCES += \
 	%reldir%/backend_cuda.c \
 	%reldir%/cuda/device_query.cu \
 	%reldir%/cuda/vector_kernels.cu \
+	%reldir%/cuda/blas_kernels.cu \
 	%reldir%/cuda/cg_steps.cu \
 	%reldir%/cuda/gmres_steps.cu \
 	%reldir%/cuda/bicgstab_steps.cu

@@ -38,7 +38,7 @@ extern "C" {
   X(SPS_ERR_HOST_MEMORY, -3, "host memory allocation failed")                           \
   X(SPS_ERR_DEVICE_MEMORY, -4, "device memory allocation failed")                       \
   X(SPS_ERR_CUDA, -5, "CUDA runtime error")                                             \
-  X(SPS_ERR_CUSPARSE, -6, "cuSPARSE or cuBLAS error")                                   \
+  X(SPS_ERR_CUSPARSE, -6, "cuSPARSE error")                                   \
   X(SPS_ERR_UNSUPPORTED, -7, "not supported by this build, device or matrix")           \
   X(SPS_ERR_IO, -8, "input/output error or malformed input")                            \
   X(SPS_ERR_NO_DEVICE, -9, "no usable CUDA device")                                     \

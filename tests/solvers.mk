@@ -16,3 +16,12 @@ TESTS += tests/unit/krylov_steps
 tests_unit_krylov_steps_SOURCES = %reldir%/unit/krylov_steps.c
 tests_unit_krylov_steps_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core -I$(top_srcdir)/spmv -I$(top_srcdir)/tests
 tests_unit_krylov_steps_LDADD = $(TEST_LDADD)
+# Compensated sums (core/compensated_sum.h), and the CPU against the CUDA backend on every
+# square shared matrix (skips without a GPU).
+check_PROGRAMS += tests/unit/compensated_sum tests/regress/cpu_vs_gpu
+TESTS += tests/unit/compensated_sum tests/regress/cpu_vs_gpu
+tests_unit_compensated_sum_SOURCES = %reldir%/unit/compensated_sum.c
+tests_unit_compensated_sum_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core -I$(top_srcdir)/tests
+tests_unit_compensated_sum_LDADD = $(TEST_LDADD)
+tests_regress_cpu_vs_gpu_SOURCES = %reldir%/regress/cpu_vs_gpu.c
+tests_regress_cpu_vs_gpu_LDADD = $(TEST_LDADD)

@@ -16,8 +16,9 @@
  * flag makes step B end with x += alpha phat, r = s.
  *
  * Thread-to-data map: grid-stride loops, consecutive threads on consecutive entries
- * (coalesced). Reductions: per-block sums (warp shuffles, shared memory) written as partials
- * to the context's buffer (two per block), added in a fixed order by the last block to take
+ * (coalesced). Reductions: compensated sums (core/compensated_sum.h) of rounded products, as
+ * on the CPU backend; per-block sums (warp shuffles, shared memory) written as partials
+ * to the context's buffer (two pairs per block), added in a fixed order by the last block to take
  * the ticket, which then does the scalar work and resets the ticket. Each kernel returns at
  * once when the status is not RUNNING, so a batch of iterations can be issued blindly.
  */
@@ -33,6 +34,8 @@ namespace
 
 using sps_reduce::arrive_last;
 using sps_reduce::block_sum;
+using sps_reduce::csum;
+using sps_reduce::put_partial;
 using sps_reduce::gather_block;
 using sps_reduce::grid_for;
 using sps_reduce::kThreads;
@@ -47,14 +50,14 @@ __global__ void bicgstab_alpha_kernel(int64_t n, const double *__restrict__ r0ha
                                       const double *__restrict__ v, sps_bicgstab_state *S,
                                       double *partials, unsigned *ticket)
 {
-  __shared__ double sh[kWarps];
+  __shared__ csum sh[kWarps];
   if (S->status != SPS_BICGSTAB_RUNNING) return;
-  double s = 0.0;
-  GRID_STRIDE(i, n) s += r0hat[i] * v[i];
+  csum s = sps_csum_zero();
+  GRID_STRIDE(i, n) sps_csum_add(&s, r0hat[i] * v[i]);
   s = block_sum(s, sh);
-  if (threadIdx.x == 0) partials[blockIdx.x] = s;
+  if (threadIdx.x == 0) put_partial(partials, 0, blockIdx.x, s);
   if (!arrive_last(ticket)) return;
-  const double sigma = gather_block(partials, 0, sh);
+  const double sigma = sps_csum_value(gather_block(partials, 0, sh));
   if (threadIdx.x == 0) {
     S->sigma = sigma;
     if (!isfinite(sigma))
@@ -72,20 +75,20 @@ __global__ void bicgstab_s_kernel(int64_t n, const double *__restrict__ r,
                                   const double *__restrict__ v, double *__restrict__ s,
                                   sps_bicgstab_state *S, double *partials, unsigned *ticket)
 {
-  __shared__ double sh[kWarps];
+  __shared__ csum sh[kWarps];
   if (S->status != SPS_BICGSTAB_RUNNING) return;
   const double alpha = S->alpha;
-  double ss = 0.0;
+  csum ss = sps_csum_zero();
   GRID_STRIDE(i, n)
   {
     const double si = r[i] - alpha * v[i];
     s[i] = si;
-    ss += si * si;
+    sps_csum_add(&ss, si * si);
   }
   ss = block_sum(ss, sh);
-  if (threadIdx.x == 0) partials[blockIdx.x] = ss;
+  if (threadIdx.x == 0) put_partial(partials, 0, blockIdx.x, ss);
   if (!arrive_last(ticket)) return;
-  const double ss_all = gather_block(partials, 0, sh);
+  const double ss_all = sps_csum_value(gather_block(partials, 0, sh));
   if (threadIdx.x == 0) {
     S->ss = ss_all;
     if (!isfinite(ss_all))
@@ -101,23 +104,23 @@ __global__ void bicgstab_omega_kernel(int64_t n, const double *__restrict__ t,
                                       const double *__restrict__ s, sps_bicgstab_state *S,
                                       double *partials, unsigned *ticket)
 {
-  __shared__ double sh[kWarps];
+  __shared__ csum sh[kWarps];
   if (S->status != SPS_BICGSTAB_RUNNING || S->half) return;
-  double ts = 0.0, tt = 0.0;
+  csum ts = sps_csum_zero(), tt = sps_csum_zero();
   GRID_STRIDE(i, n)
   {
-    ts += t[i] * s[i];
-    tt += t[i] * t[i];
+    sps_csum_add(&ts, t[i] * s[i]);
+    sps_csum_add(&tt, t[i] * t[i]);
   }
   ts = block_sum(ts, sh);
   tt = block_sum(tt, sh);
   if (threadIdx.x == 0) {
-    partials[blockIdx.x] = ts;
-    partials[gridDim.x + blockIdx.x] = tt;
+    put_partial(partials, 0, blockIdx.x, ts);
+    put_partial(partials, 1, blockIdx.x, tt);
   }
   if (!arrive_last(ticket)) return;
-  const double ts_all = gather_block(partials, 0, sh);
-  const double tt_all = gather_block(partials, 1, sh);
+  const double ts_all = sps_csum_value(gather_block(partials, 0, sh));
+  const double tt_all = sps_csum_value(gather_block(partials, 1, sh));
   if (threadIdx.x == 0) {
     S->ts = ts_all;
     S->tt = tt_all;
@@ -139,11 +142,11 @@ __global__ void bicgstab_update_kernel(int64_t n, const double *__restrict__ t,
                                        double *__restrict__ r, sps_bicgstab_state *S,
                                        double *partials, unsigned *ticket)
 {
-  __shared__ double sh[kWarps];
+  __shared__ csum sh[kWarps];
   if (S->status != SPS_BICGSTAB_RUNNING) return;
   const int half = S->half;
   const double alpha = S->alpha, omega = S->omega;
-  double rho = 0.0, rr = 0.0;
+  csum rho = sps_csum_zero(), rr = sps_csum_zero();
   if (half) {
     GRID_STRIDE(i, n)
     {
@@ -156,19 +159,19 @@ __global__ void bicgstab_update_kernel(int64_t n, const double *__restrict__ t,
       x[i] += alpha * phat[i] + omega * shat[i];
       const double ri = s[i] - omega * t[i];
       r[i] = ri;
-      rho += r0hat[i] * ri;
-      rr += ri * ri;
+      sps_csum_add(&rho, r0hat[i] * ri);
+      sps_csum_add(&rr, ri * ri);
     }
   }
   rho = block_sum(rho, sh);
   rr = block_sum(rr, sh);
   if (threadIdx.x == 0) {
-    partials[blockIdx.x] = rho;
-    partials[gridDim.x + blockIdx.x] = rr;
+    put_partial(partials, 0, blockIdx.x, rho);
+    put_partial(partials, 1, blockIdx.x, rr);
   }
   if (!arrive_last(ticket)) return;
-  const double rho_all = gather_block(partials, 0, sh);
-  const double rr_all = gather_block(partials, 1, sh);
+  const double rho_all = sps_csum_value(gather_block(partials, 0, sh));
+  const double rr_all = sps_csum_value(gather_block(partials, 1, sh));
   if (threadIdx.x == 0) {
     if (half)
       sps_bicgstab_close_step(S, S->ss, S->rho);

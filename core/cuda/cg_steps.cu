@@ -14,10 +14,11 @@
  * traffic, and the iteration count stays exact.
  *
  * Thread-to-data map: grid-stride loops, consecutive threads on consecutive entries
- * (coalesced). Reductions: each block reduces in registers and shared memory (warp
- * shuffles), writes one partial per block, and the last block to finish (atomic ticket after
- * a fence) adds the partials in a fixed order, so the result does not depend on timing,
- * then does the scalar work and resets the ticket.
+ * (coalesced). Reductions: compensated sums (core/compensated_sum.h) of rounded products,
+ * so they round like the CPU backend's; each block reduces in registers and shared memory
+ * (warp shuffles), writes one partial (a pair) per block, and the last block to finish
+ * (atomic ticket after a fence) adds the partials in a fixed order, so the result does not
+ * depend on timing, then does the scalar work and resets the ticket.
  */
 #include <cstdint>
 
@@ -31,6 +32,8 @@ namespace
 
 using sps_reduce::arrive_last;
 using sps_reduce::block_sum;
+using sps_reduce::csum;
+using sps_reduce::put_partial;
 using sps_reduce::gather_block;
 using sps_reduce::grid_for;
 using sps_reduce::kThreads;
@@ -46,16 +49,16 @@ __global__ void cg_alpha_kernel(int64_t n, const double *__restrict__ p,
                                 const double *__restrict__ q, sps_cg_state *S, double *partials,
                                 unsigned *ticket)
 {
-  __shared__ double sh[kWarps];
+  __shared__ csum sh[kWarps];
   if (S->status != SPS_CG_RUNNING) return;
-  double s = 0.0;
+  csum s = sps_csum_zero();
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x)
-    s += p[i] * q[i];
+    sps_csum_add(&s, p[i] * q[i]);
   s = block_sum(s, sh);
-  if (threadIdx.x == 0) partials[blockIdx.x] = s;
+  if (threadIdx.x == 0) put_partial(partials, 0, blockIdx.x, s);
   if (!arrive_last(ticket)) return;
-  const double pq = gather_block(partials, 0, sh);
+  const double pq = sps_csum_value(gather_block(partials, 0, sh));
   if (threadIdx.x == 0) {
     S->pq = pq;
     if (bad(pq)) {
@@ -82,31 +85,31 @@ __global__ void cg_update_kernel(int64_t n, const double *__restrict__ p,
                                  double *__restrict__ z, sps_cg_state *S, double *partials,
                                  unsigned *ticket)
 {
-  __shared__ double sh[kWarps];
+  __shared__ csum sh[kWarps];
   if (S->status != SPS_CG_RUNNING) return;
   const double alpha = S->alpha;
-  double rz = 0.0, rr = 0.0;
+  csum rz = sps_csum_zero(), rr = sps_csum_zero();
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x) {
     x[i] += alpha * p[i];
     double ri = r[i] - alpha * q[i];
     r[i] = ri;
-    rr += ri * ri;
+    sps_csum_add(&rr, ri * ri);
     if (dinv) {
       double zi = dinv[i] * ri;
       z[i] = zi;
-      rz += ri * zi;
+      sps_csum_add(&rz, ri * zi);
     }
   }
   rr = block_sum(rr, sh);
   if (dinv) rz = block_sum(rz, sh);
   if (threadIdx.x == 0) {
-    partials[blockIdx.x] = rr;
-    partials[gridDim.x + blockIdx.x] = rz;
+    put_partial(partials, 0, blockIdx.x, rr);
+    put_partial(partials, 1, blockIdx.x, rz);
   }
   if (!arrive_last(ticket)) return;
-  const double rr_all = gather_block(partials, 0, sh);
-  double rz_all = dinv ? gather_block(partials, 1, sh) : 0.0;
+  const double rr_all = sps_csum_value(gather_block(partials, 0, sh));
+  double rz_all = dinv ? sps_csum_value(gather_block(partials, 1, sh)) : 0.0;
   if (threadIdx.x == 0) {
     if (!dinv) rz_all = rr_all;
     int it = S->it + 1;

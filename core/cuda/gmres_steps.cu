@@ -25,8 +25,9 @@
  * sweeps the rows once per group of kGroup columns (w is re-read per group, V once).
  * correct_dots walks tiles of blockDim rows; per column it sums V(i,c) w_i over the warp by
  * shuffles and lane 0 adds it to the warp's slot in shared memory, kWarps x (m+1) doubles.
- * Reductions are deterministic: each block writes its partials (m+1 per block at most, in
- * S->work after the m+1 second-pass coefficients), the last block to take the ticket adds
+ * Reductions are compensated sums (core/compensated_sum.h) of rounded products, as on the
+ * CPU backend, and deterministic: each block writes its partials (m+1 pairs per block at
+ * most, in S->work after the m+1 second-pass coefficients), the last block to take the ticket adds
  * them in a fixed order, does the scalar work, and resets the ticket. Every kernel returns
  * at once when the status is not RUNNING (start and update excepted).
  *
@@ -52,6 +53,8 @@ namespace
 
 using sps_reduce::arrive_last;
 using sps_reduce::block_sum;
+using sps_reduce::csum;
+using sps_reduce::put_partial;
 using sps_reduce::gather_block;
 using sps_reduce::gather_warp;
 using sps_reduce::grid_for;
@@ -62,7 +65,7 @@ using sps_reduce::warp_sum;
 /* Columns whose sums dots keeps in registers at once. */
 constexpr int kGroup = 8;
 
-/* Layout of S->work: h2 (m+1 doubles), then the block partials (m+1 per block). */
+/* Layout of S->work: h2 (m+1 doubles), then the block partials (m+1 pairs per block). */
 __device__ inline double *second_pass(const sps_gmres_state *S)
 {
   return S->work;
@@ -76,16 +79,16 @@ __device__ inline double *block_partials(const sps_gmres_state *S)
 __global__ void gmres_start_norm_kernel(int64_t n, const double *__restrict__ r, sps_gmres_state *S,
                                         unsigned *ticket)
 {
-  __shared__ double sh[kWarps];
+  __shared__ csum sh[kWarps];
   double *partials = block_partials(S);
-  double s = 0.0;
+  csum s = sps_csum_zero();
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x)
-    s += r[i] * r[i];
+    sps_csum_add(&s, r[i] * r[i]);
   s = block_sum(s, sh);
-  if (threadIdx.x == 0) partials[blockIdx.x] = s;
+  if (threadIdx.x == 0) put_partial(partials, 0, blockIdx.x, s);
   if (!arrive_last(ticket)) return;
-  double rr = gather_block(partials, 0, sh);
+  double rr = sps_csum_value(gather_block(partials, 0, sh));
   if (threadIdx.x == 0) {
     sps_gmres_open_cycle(S, sqrt(rr));
     *ticket = 0;
@@ -115,7 +118,7 @@ __global__ void gmres_dots_kernel(int64_t n, const double *__restrict__ V, int64
                                   const double *__restrict__ w, sps_gmres_state *S,
                                   unsigned *ticket)
 {
-  __shared__ double sh[kGroup * kWarps];
+  __shared__ csum sh[kGroup * kWarps];
   /* The previous step's normalize has run (stream order) and no block here reads vnext. */
   if (blockIdx.x == 0 && threadIdx.x == 0) S->vnext = 0;
   if (S->status != SPS_GMRES_RUNNING) return;
@@ -123,10 +126,10 @@ __global__ void gmres_dots_kernel(int64_t n, const double *__restrict__ V, int64
   double *partials = block_partials(S);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   for (int c0 = 0; c0 < nv; c0 += kGroup) {
-    double acc[kGroup];
+    csum acc[kGroup];
 #pragma unroll
     for (int k = 0; k < kGroup; k++)
-      acc[k] = 0.0;
+      acc[k] = sps_csum_zero();
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x) {
       const double wi = w[i];
@@ -134,23 +137,23 @@ __global__ void gmres_dots_kernel(int64_t n, const double *__restrict__ V, int64
       for (int k = 0; k < kGroup; k++) {
         const int c = c0 + k;
         if (c < nc)
-          acc[k] += V[i + (int64_t)c * ldv] * wi;
+          sps_csum_add(&acc[k], V[i + (int64_t)c * ldv] * wi);
         else if (c == nc)
-          acc[k] += wi * wi;
+          sps_csum_add(&acc[k], wi * wi);
       }
     }
     /* Block totals of the group: warp sums into sh, then thread k adds the warps' sums of k. */
 #pragma unroll
     for (int k = 0; k < kGroup; k++) {
-      const double v = warp_sum(acc[k]);
+      const csum v = warp_sum(acc[k]);
       if (lane == 0) sh[k * kWarps + warp] = v;
     }
     __syncthreads();
     if (threadIdx.x < kGroup && c0 + (int)threadIdx.x < nv) {
-      double t = 0.0;
+      csum t = sps_csum_zero();
       for (int q = 0; q < kWarps; q++)
-        t += sh[threadIdx.x * kWarps + q];
-      partials[(int64_t)(c0 + threadIdx.x) * gridDim.x + blockIdx.x] = t;
+        sps_csum_merge(&t, sh[threadIdx.x * kWarps + q]);
+      put_partial(partials, c0 + threadIdx.x, blockIdx.x, t);
     }
     __syncthreads();
   }
@@ -158,7 +161,7 @@ __global__ void gmres_dots_kernel(int64_t n, const double *__restrict__ V, int64
   /* One warp per sum: c < nc is h_c, c = nc is w.w. */
   double *h = S->H + (int64_t)j * ldh;
   for (int c = warp; c < nv; c += kWarps) {
-    const double v = gather_warp(partials, c);
+    const double v = sps_csum_value(gather_warp(partials, c));
     if (lane == 0) {
       if (c < nc)
         h[c] = v;
@@ -172,7 +175,7 @@ __global__ void gmres_dots_kernel(int64_t n, const double *__restrict__ V, int64
 
 /*
  * w <- w - V_j h (h = H(0:j, j)) and h2 <- V_j^T w with the new w, in one pass over tiles of
- * blockDim rows. Dynamic shared memory: h (m+1), then kWarps slots of m+1 sums.
+ * blockDim rows. Dynamic shared memory: h (m+1 doubles), then kWarps slots of m+1 sums.
  */
 __global__ void gmres_correct_dots_kernel(int64_t n, const double *__restrict__ V, int64_t ldv,
                                           double *__restrict__ w, sps_gmres_state *S,
@@ -182,12 +185,13 @@ __global__ void gmres_correct_dots_kernel(int64_t n, const double *__restrict__ 
   if (S->status != SPS_GMRES_RUNNING) return;
   const int j = S->j, nc = j + 1, ldh = S->m + 1;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  double *hs = dyn, *wacc = dyn + ldh;
+  double *hs = dyn;
+  csum *wacc = (csum *)(dyn + ldh);
   const double *h = S->H + (int64_t)j * ldh;
   for (int c = threadIdx.x; c < nc; c += blockDim.x)
     hs[c] = h[c];
   for (int q = threadIdx.x; q < kWarps * ldh; q += blockDim.x)
-    wacc[q] = 0.0;
+    wacc[q] = sps_csum_zero();
   __syncthreads();
   /* The tile loop is uniform over the block, so every lane reaches the shuffles. */
   for (int64_t base = blockIdx.x * (int64_t)blockDim.x; base < n;
@@ -204,23 +208,24 @@ __global__ void gmres_correct_dots_kernel(int64_t n, const double *__restrict__ 
       w[i] = wi;
     }
     for (int c = 0; c < nc; c++) {
-      double v = in ? V[i + (int64_t)c * ldv] * wi : 0.0;
+      csum v = sps_csum_zero();
+      if (in) v.hi = V[i + (int64_t)c * ldv] * wi;
       v = warp_sum(v);
-      if (lane == 0) wacc[warp * ldh + c] += v;
+      if (lane == 0) sps_csum_merge(&wacc[warp * ldh + c], v);
     }
   }
   __syncthreads();
   double *partials = block_partials(S);
   for (int c = threadIdx.x; c < nc; c += blockDim.x) {
-    double t = 0.0;
+    csum t = sps_csum_zero();
     for (int q = 0; q < kWarps; q++)
-      t += wacc[q * ldh + c];
-    partials[(int64_t)c * gridDim.x + blockIdx.x] = t;
+      sps_csum_merge(&t, wacc[q * ldh + c]);
+    put_partial(partials, c, blockIdx.x, t);
   }
   if (!arrive_last(ticket)) return;
   double *h2 = second_pass(S);
   for (int c = warp; c < nc; c += kWarps) {
-    const double v = gather_warp(partials, c);
+    const double v = sps_csum_value(gather_warp(partials, c));
     if (lane == 0) h2[c] = v;
   }
   __syncthreads();
@@ -238,7 +243,7 @@ __global__ void gmres_correct_norm_kernel(int64_t n, const double *__restrict__ 
                                           unsigned *ticket)
 {
   extern __shared__ double dyn[];
-  __shared__ double sh[kWarps];
+  __shared__ csum sh[kWarps];
   if (S->status != SPS_GMRES_RUNNING) return;
   const int j = S->j, nc = j + 1, ldh = S->m + 1;
   double *hs = dyn, *col = dyn + ldh;
@@ -246,7 +251,7 @@ __global__ void gmres_correct_norm_kernel(int64_t n, const double *__restrict__ 
   for (int c = threadIdx.x; c < nc; c += blockDim.x)
     hs[c] = h2[c];
   __syncthreads();
-  double ww = 0.0;
+  csum ww = sps_csum_zero();
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x) {
     double s = 0.0;
@@ -255,13 +260,13 @@ __global__ void gmres_correct_norm_kernel(int64_t n, const double *__restrict__ 
       s += V[i + (int64_t)c * ldv] * hs[c];
     const double wi = w[i] - s;
     w[i] = wi;
-    ww += wi * wi;
+    sps_csum_add(&ww, wi * wi);
   }
   ww = block_sum(ww, sh);
   double *partials = block_partials(S);
-  if (threadIdx.x == 0) partials[blockIdx.x] = ww;
+  if (threadIdx.x == 0) put_partial(partials, 0, blockIdx.x, ww);
   if (!arrive_last(ticket)) return;
-  const double ww_all = gather_block(partials, 0, sh);
+  const double ww_all = sps_csum_value(gather_block(partials, 0, sh));
   double *hcol = S->H + (int64_t)j * ldh;
   for (int c = threadIdx.x; c < nc; c += blockDim.x) {
     const double v = hcol[c] + hs[c];
@@ -356,7 +361,7 @@ struct cluster_rows {
  */
 __device__ inline void cluster_block_dots(const double *V, int64_t ldv, const cluster_rows &R,
                                           const double (&w)[kClusterRows], int nc, bool with_ww,
-                                          double *wsh, double *part)
+                                          csum *wsh, csum *part)
 {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   for (int c0 = 0; c0 < nc; c0 += kGroup) {
@@ -370,44 +375,44 @@ __device__ inline void cluster_block_dots(const double *V, int64_t ldv, const cl
     }
 #pragma unroll
     for (int k = 0; k < kGroup; k++) {
-      double a = 0.0;
+      csum a = sps_csum_zero();
 #pragma unroll
       for (int r = 0; r < kClusterRows; r++)
-        a += v[k][r] * w[r];
+        sps_csum_add(&a, v[k][r] * w[r]);
       a = warp_sum(a);
       if (lane == 0 && c0 + k < nc) wsh[(c0 + k) * kClusterWarps + warp] = a;
     }
   }
   const int ns = with_ww ? nc + 1 : nc;
   if (with_ww) {
-    double a = 0.0;
+    csum a = sps_csum_zero();
 #pragma unroll
     for (int r = 0; r < kClusterRows; r++)
-      a += w[r] * w[r];
+      sps_csum_add(&a, w[r] * w[r]);
     a = warp_sum(a);
     if (lane == 0) wsh[nc * kClusterWarps + warp] = a;
   }
   __syncthreads();
   for (int c = threadIdx.x; c < ns; c += blockDim.x) {
-    double t = 0.0;
+    csum t = sps_csum_zero();
     for (int q = 0; q < kClusterWarps; q++)
-      t += wsh[c * kClusterWarps + q];
+      sps_csum_merge(&t, wsh[c * kClusterWarps + q]);
     part[c] = t;
   }
 }
 
 /* After every block wrote its part (ns sums): tot[c] <- the sum of part[c] over the ranks in
  * rank order, the same in every block. Ends with a block barrier. */
-__device__ inline void cluster_gather(cooperative_groups::cluster_group &cluster, double *part,
+__device__ inline void cluster_gather(cooperative_groups::cluster_group &cluster, csum *part,
                                       int ns, double *tot)
 {
   cluster.sync();
   for (int c = threadIdx.x; c < ns; c += blockDim.x) {
-    double t = 0.0;
+    csum t = sps_csum_zero();
 #pragma unroll
     for (int b = 0; b < kClusterBlocks; b++)
-      t += cluster.map_shared_rank(part, b)[c];
-    tot[c] = t;
+      sps_csum_merge(&t, cluster.map_shared_rank(part, b)[c]);
+    tot[c] = sps_csum_value(t);
   }
   __syncthreads();
 }
@@ -461,8 +466,8 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   namespace cg = cooperative_groups;
-  __shared__ double wsh[kClusterSums * kClusterWarps];
-  __shared__ double part1[kClusterSums], part2[kClusterSums], part3[1];
+  __shared__ csum wsh[kClusterSums * kClusterWarps];
+  __shared__ csum part1[kClusterSums], part2[kClusterSums], part3[1];
   __shared__ double h[kClusterSums], h2[kClusterSums], hh[1];
   __shared__ double col[kClusterSums + 1], cs[kClusterSums], sn[kClusterSums];
   __shared__ sps_gmres_state Sl;
@@ -619,7 +624,7 @@ __global__ void gmres_store_z_kernel(int64_t n, const double *__restrict__ z,
 /* Doubles of S->work for the launchers below with grids of at most max_blocks blocks. */
 extern "C" size_t sps_cuda_gmres_workspace(unsigned max_blocks, int m)
 {
-  return (size_t)(m + 1) * ((size_t)max_blocks + 1);
+  return (size_t)(m + 1) * (2 * (size_t)max_blocks + 1);
 }
 
 extern "C" cudaError_t sps_cuda_gmres_start(cudaStream_t s, unsigned max_blocks, int64_t n,
@@ -643,7 +648,15 @@ extern "C" cudaError_t sps_cuda_gmres_arnoldi(cudaStream_t s, unsigned max_block
   cudaError_t e;
   gmres_dots_kernel<<<grid, kThreads, 0, s>>>(n, V, ldv, w, S, ticket);
   if ((e = cudaGetLastError()) != cudaSuccess) return e;
-  gmres_correct_dots_kernel<<<grid, kThreads, (kWarps + 1) * ldh * sizeof(double), s>>>(
+  /* h and kWarps slots of m+1 pairs: 70 KB at m = 512, above the 48 KB a launch gets unless
+   * the kernel asks for more (a host-side attribute, allowed while a stream is captured). */
+  const size_t cd_bytes = (2 * kWarps + 1) * ldh * sizeof(double);
+  if (cd_bytes > 48 * 1024 &&
+      (e = cudaFuncSetAttribute(gmres_correct_dots_kernel,
+                                cudaFuncAttributeMaxDynamicSharedMemorySize, (int)cd_bytes)) !=
+          cudaSuccess)
+    return e;
+  gmres_correct_dots_kernel<<<grid, kThreads, cd_bytes, s>>>(
       n, V, ldv, w, S, ticket);
   if ((e = cudaGetLastError()) != cudaSuccess) return e;
   gmres_correct_norm_kernel<<<grid, kThreads, 4 * ldh * sizeof(double), s>>>(n, V, ldv, w, S,

@@ -1,5 +1,5 @@
-/* reduce.cuh: the block and grid reductions shared by the fused Krylov step kernels (deterministic
- * last-block sums). */
+/* reduce.cuh: the block and grid reductions of compensated sums shared by the CUDA backend's
+ * kernels (deterministic last-block sums). */
 #ifndef SPS_CORE_CUDA_REDUCE_CUH
 #define SPS_CORE_CUDA_REDUCE_CUH
 
@@ -7,30 +7,58 @@
 
 #include <cuda_runtime.h>
 
+#include "../compensated_sum.h"
+
 namespace sps_reduce
 {
 
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 
+/* Compensated sums (core/compensated_sum.h) are reduced as (hi, lo) pairs: every merge is a
+ * TwoSum of the hi parts, so the tree's shape changes no more than the last bits of lo. */
+using csum = sps_csum;
+
 /* Sum over the warp by shuffles down a fixed tree; the total is valid in lane 0. */
-__device__ inline double warp_sum(double v)
+__device__ inline csum warp_sum(csum v)
 {
-  for (int o = 16; o > 0; o >>= 1)
-    v += __shfl_down_sync(0xffffffffu, v, o);
+  for (int o = 16; o > 0; o >>= 1) {
+    csum w;
+    w.hi = __shfl_down_sync(0xffffffffu, v.hi, o);
+    w.lo = __shfl_down_sync(0xffffffffu, v.lo, o);
+    sps_csum_merge(&v, w);
+  }
   return v;
 }
 
-/* Sum v over the block (sh: kWarps doubles); the total is valid in thread 0. */
-__device__ inline double block_sum(double v, double *sh)
+/* Sum v over the block (sh: kWarps sums); the total is valid in thread 0. */
+__device__ inline csum block_sum(csum v, csum *sh)
 {
   v = warp_sum(v);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   __syncthreads();
   if (lane == 0) sh[warp] = v;
   __syncthreads();
-  v = threadIdx.x < kWarps ? sh[threadIdx.x] : 0.0;
+  v = threadIdx.x < kWarps ? sh[threadIdx.x] : sps_csum_zero();
   if (warp == 0) v = warp_sum(v);
+  return v;
+}
+
+/* Partial k of block b is the pair partials[2*(k*gridDim.x + b) + {0, 1}]: buffers hold two
+ * doubles per partial. */
+__device__ inline void put_partial(double *partials, int k, unsigned b, csum v)
+{
+  const int64_t at = 2 * ((int64_t)k * gridDim.x + b);
+  partials[at] = v.hi;
+  partials[at + 1] = v.lo;
+}
+
+__device__ inline csum get_partial(const double *partials, int k, unsigned b)
+{
+  const int64_t at = 2 * ((int64_t)k * gridDim.x + b);
+  csum v;
+  v.hi = __ldcg(&partials[at]);
+  v.lo = __ldcg(&partials[at + 1]);
   return v;
 }
 
@@ -52,25 +80,24 @@ __device__ inline bool arrive_last(unsigned *ticket)
   return last;
 }
 
-/* In the last block: the total of partial k (stored at partials[k*gridDim.x + b]) over the
- * blocks b in a fixed order, valid in thread 0. __ldcg reads L2, where the other blocks'
- * stores are. */
-__device__ inline double gather_block(const double *partials, int k, double *sh)
+/* In the last block: the total of partial k over the blocks in a fixed order, valid in
+ * thread 0. __ldcg reads L2, where the other blocks' stores are. */
+__device__ inline csum gather_block(const double *partials, int k, csum *sh)
 {
-  double v = 0.0;
+  csum v = sps_csum_zero();
   for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x)
-    v += __ldcg(&partials[(int64_t)k * gridDim.x + b]);
+    sps_csum_merge(&v, get_partial(partials, k, b));
   return block_sum(v, sh);
 }
 
 /* Like gather_block, for one warp: the total is valid in lane 0. Each warp of the last block
  * can gather a different partial, so many are summed without block barriers. */
-__device__ inline double gather_warp(const double *partials, int k)
+__device__ inline csum gather_warp(const double *partials, int k)
 {
   const int lane = threadIdx.x & 31;
-  double v = 0.0;
+  csum v = sps_csum_zero();
   for (unsigned b = lane; b < gridDim.x; b += 32)
-    v += __ldcg(&partials[(int64_t)k * gridDim.x + b]);
+    sps_csum_merge(&v, get_partial(partials, k, b));
   return warp_sum(v);
 }
 
