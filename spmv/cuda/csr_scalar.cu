@@ -14,8 +14,9 @@
  * through the read-only cache; y written coalesced. Blocks of 128 threads.
  * Measured on an H200 with plain sums (before the compensated ones) against the plain
  * entry-by-entry loop in 256-thread blocks: G3_circuit 34.7 against 36.2 us,
- * laplacian7pt_100 29.0 against 34.3 us (83% of the copy bandwidth on both). (Loading four entries ahead in a general loop, and the streaming evict-first hint on
- * values and columns, were both slower.)
+ * laplacian7pt_100 29.0 against 34.3 us (83% of the copy bandwidth on both). (Loading four
+ * entries ahead in a general loop, and the streaming evict-first hint on values and columns,
+ * were both slower.)
  * Wins on short, even rows (up to about 10 nonzeros: meshes, circuits without long nets);
  * loses badly on long or uneven rows (a warp waits for its longest row).
  */

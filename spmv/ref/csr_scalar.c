@@ -16,7 +16,8 @@ void sps_ref_csr_scalar(int64_t nrows, const int64_t *rowptr, const int32_t *col
 #pragma omp parallel for schedule(dynamic, 256) if (nrows > 4096)
   for (int64_t i = 0; i < nrows; i++) {
     sps_csum acc = sps_csum_zero();
-    for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++) sps_csum_add(&acc, values[k] * x[colind[k]]);
+    for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++)
+      sps_csum_add(&acc, values[k] * x[colind[k]]);
     const double s = sps_csum_value(acc);
     y[i] = beta == 0.0 ? alpha * s : alpha * s + beta * y[i];
   }
