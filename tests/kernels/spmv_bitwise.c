@@ -1,8 +1,10 @@
-/* spmv_bitwise.c: the compensated SpMV variants' CPU references give bitwise the csr-scalar reference's y, on bundled and badly scaled random matrices.
+/* spmv_bitwise.c: the compensated SpMV variants give bitwise the CPU csr-scalar reference's y, on bundled and badly scaled random matrices.
  *
  * Variants csr-vector (tpr 1, 2, 4, 8, 16, 32), ell (where it accepts the matrix), merge and
- * blockwise are run on the CPU backend and every y_i is compared bit for bit with csr-scalar's
- * (mismatching rows counted, none allowed), for (alpha, beta) = (1, 0) and (2.5, -0.75).
+ * blockwise are run on the CPU backend (built with SPS_TEST_GPU: csr-scalar too, on the GPU,
+ * exit 77 without one) and every y_i is compared bit for bit with the CPU csr-scalar
+ * reference's (mismatching rows counted, none allowed), for (alpha, beta) = (1, 0) and
+ * (2.5, -0.75).
  * Matrices: the bundled ones of tests/data, and seeded random ones with values of mixed signs
  * and magnitudes 1e-8 .. 1e8, rows of 1 to 300 entries, some rows built to cancel (pairs of
  * products p and -p*(1 + delta), delta in 1e-9 .. 1e-4, at random places in the row), and
@@ -118,20 +120,6 @@ static sps_matrix *bw_random(sps_context *ctx, int which, const double *x, const
   return A;
 }
 
-/* Rows where y and yref differ in any bit; the largest |y - yref| / |yref| in *maxrel. */
-static int64_t bw_mismatches(int64_t m, const double *y, const double *yref, double *maxrel)
-{
-  int64_t bad = 0;
-  *maxrel = 0.0;
-  for (int64_t i = 0; i < m; i++) {
-    if (memcmp(&y[i], &yref[i], sizeof *y) == 0) continue;
-    bad++;
-    double rel = fabs(y[i] - yref[i]) / (yref[i] != 0.0 ? fabs(yref[i]) : 1.0);
-    if (isnan(rel) || rel > *maxrel) *maxrel = isnan(rel) ? INFINITY : rel;
-  }
-  return bad;
-}
-
 /* Plain double sums of row i: in entry order (*seq) and in csr-vector's tpr-32 order (*tree). */
 static void bw_plain_sums(const int64_t *rp, const int32_t *ci, const double *va, const double *x,
                           int64_t i, double *seq, double *tree)
@@ -155,6 +143,7 @@ typedef struct bw_run {
 } bw_run;
 
 typedef struct bw_args {
+  sps_context *gpu; /* NULL: the CPU references are checked */
   const double *x; /* the random cases' x (BW_NCOLS entries), NULL for the bundled matrices */
   int plain_must_differ;
   int ell_ran;
@@ -172,36 +161,39 @@ static void bw_check(sps_context *cpu, const sps_matrix *A, const char *name, bw
   if (!x || !y0 || !y || !yref) sps_bail("out of memory");
   bw_vectors(0xB175u, n, x, m, y0);
   if (a->x) memcpy(x, a->x, (size_t)n * sizeof *x);
+  sps_matrix *Ag = a->gpu ? spmv_copy_to(a->gpu, A) : NULL;
   for (int p = 0; p < 2; p++) {
     const double alpha = spmv_alphas[p], beta = spmv_betas[p];
     const char *msg;
     if (spmv_apply_once(cpu, A, SPS_SPMV_CSR_SCALAR, 0, alpha, x, beta, y0, yref, &msg))
       sps_bail("csr-scalar on %s: %s", name, msg);
-    bw_run runs[9];
+    bw_run runs[10];
     int nruns = 0;
+    if (a->gpu) runs[nruns++] = (bw_run){SPS_SPMV_CSR_SCALAR, 0};
     for (int t = 0; t < 6; t++) runs[nruns++] = (bw_run){SPS_SPMV_CSR_VECTOR, tprs[t]};
     runs[nruns++] = (bw_run){SPS_SPMV_ELL, 0};
     runs[nruns++] = (bw_run){SPS_SPMV_MERGE, 0};
     runs[nruns++] = (bw_run){SPS_SPMV_BLOCKWISE, 0};
     for (int r = 0; r < nruns; r++) {
       const char *kname = sps_spmv_kind_name(runs[r].kind);
-      sps_status st =
-          spmv_apply_once(cpu, A, runs[r].kind, runs[r].tpr, alpha, x, beta, y0, y, &msg);
+      sps_status st = spmv_apply_once(a->gpu ? a->gpu : cpu, a->gpu ? Ag : A, runs[r].kind,
+                                      runs[r].tpr, alpha, x, beta, y0, y, &msg);
       if (runs[r].kind == SPS_SPMV_ELL && spmv_ell_refuses(A)) {
         if (p == 0) sps_diag("ell refuses %s (padding): not compared", name);
         continue;
       }
       if (st != SPS_SUCCESS) {
-        sps_ok(0, "%s tpr %d on %s: setup failed: %s", kname, runs[r].tpr, name, msg);
+        sps_ok(0, "%s%s tpr %d on %s: setup failed: %s", kname, a->gpu ? " (GPU)" : "",
+               runs[r].tpr, name, msg);
         continue;
       }
       if (runs[r].kind == SPS_SPMV_ELL && a->x) a->ell_ran = 1;
       double maxrel;
-      int64_t bad = bw_mismatches(m, y, yref, &maxrel);
+      int64_t bad = spmv_bit_mismatches(m, y, yref, &maxrel);
       sps_ok(bad == 0,
-             "%s tpr %d on %s (nnz %lld), alpha %g beta %g: bitwise equal to csr-scalar "
-             "(%lld rows differ, max rel diff %.3g)",
-             kname, runs[r].tpr, name, (long long)nnz, alpha, beta, (long long)bad, maxrel);
+             "%s%s tpr %d on %s (nnz %lld), alpha %g beta %g: bitwise equal to the CPU "
+             "csr-scalar reference (%lld rows differ, max rel diff %.3g)",
+             kname, a->gpu ? " (GPU)" : "", runs[r].tpr, name, (long long)nnz, alpha, beta, (long long)bad, maxrel);
     }
   }
   /* The same comparison with plain sums: csr-scalar's order against csr-vector's tpr 32. */
@@ -228,6 +220,7 @@ static void bw_check(sps_context *cpu, const sps_matrix *A, const char *name, bw
   free(y0);
   free(y);
   free(yref);
+  sps_matrix_destroy(&Ag);
 }
 
 static void bw_check_fn(sps_context *cpu, const sps_matrix *A, const char *name, void *arg)
@@ -237,14 +230,17 @@ static void bw_check_fn(sps_context *cpu, const sps_matrix *A, const char *name,
 
 int main(void)
 {
-  sps_context *cpu = NULL;
+  sps_context *cpu = NULL, *gpu = NULL;
+#ifdef SPS_TEST_GPU
+  gpu = sps_test_cuda_context_or_skip();
+#endif
   if (sps_context_create(&cpu, SPS_DEVICE_CPU, 0) != SPS_SUCCESS)
     sps_bail("CPU context: %s", sps_context_create_error());
   double *x = (double *)malloc(BW_NCOLS * sizeof *x);
   double y0;
   if (!x) sps_bail("out of memory");
   bw_vectors(0xB175u, BW_NCOLS, x, 0, &y0);
-  bw_args a = {x, 0, 0};
+  bw_args a = {gpu, x, 0, 0};
   for (int w = 0;; w++) {
     const char *name;
     sps_matrix *A = bw_random(cpu, w, x, &name);
@@ -254,9 +250,10 @@ int main(void)
     sps_matrix_destroy(&A);
   }
   sps_ok(a.ell_ran, "ell was compared on at least one random matrix");
-  bw_args b = {NULL, 0, 0};
+  bw_args b = {gpu, NULL, 0, 0};
   spmv_for_each_matrix(cpu, 0, 1, 0, SPS_SPMV_SMALL_NNZ, bw_check_fn, &b);
   free(x);
+  sps_context_destroy(&gpu);
   sps_context_destroy(&cpu);
   return sps_done();
 }
