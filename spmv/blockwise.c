@@ -29,7 +29,7 @@
 typedef struct blockwise_data {
   int64_t nblocks;
   sps_block_desc *blocks; /* nblocks, in the context's memory */
-  double *partial;        /* nblocks, work space of long rows of several parts */
+  double *partial;        /* 2*nblocks: compensated sums (hi, lo) of long-row parts */
   unsigned *counter;      /* one per long row of several parts, zero between calls */
 } blockwise_data;
 
@@ -125,7 +125,7 @@ static sps_status blockwise_setup(sps_spmv_plan *plan)
   SPS_CHECK(sps_spmv_to_device(ctx, (void **)&blocks, (void **)&d->blocks,
                                (size_t)d->nblocks * sizeof(sps_block_desc),
                                "blockwise descriptors"));
-  SPS_CHECK(ctx->be->malloc(ctx, (void **)&d->partial, (size_t)d->nblocks * sizeof(double),
+  SPS_CHECK(ctx->be->malloc(ctx, (void **)&d->partial, 2 * (size_t)d->nblocks * sizeof(double),
                             "blockwise partial sums"));
   SPS_CHECK(
       sps_host_calloc(ctx, (void **)&zeros, (size_t)nslots, sizeof *zeros, "blockwise counters"));

@@ -7,6 +7,9 @@
  * in practice) an int32 copy of the row offsets is made at setup, 4*(nrows+1) bytes, so
  * cuSPARSE reads the same 4-byte offsets the byte model of a CSR SpMV counts; otherwise an
  * int64 copy of the column indices is made.
+ * Its row sums are cuSPARSE's, in the library's order and with its own rounding: like coo and
+ * hyb (atomics) it matches the compensated variants (csr-scalar, csr-vector, ell, merge,
+ * blockwise) only to rounding, so AUTO never chooses it.
  */
 #include <stdint.h>
 

@@ -13,7 +13,7 @@ typedef struct merge_data {
   int64_t nshares;
   int32_t *start_row; /* nshares, in the context's memory */
   int32_t *carry_row; /* nshares, work space written by apply */
-  double *carry_val;
+  double *carry_val;  /* 2*nshares: the compensated sum (hi, lo) each share carries */
 } merge_data;
 
 /*
@@ -54,7 +54,7 @@ static sps_status merge_setup(sps_spmv_plan *plan)
                                (size_t)d->nshares * sizeof(int32_t), "merge share start rows"));
   SPS_CHECK(ctx->be->malloc(ctx, (void **)&d->carry_row, (size_t)d->nshares * sizeof(int32_t),
                             "merge carry rows"));
-  SPS_CHECK(ctx->be->malloc(ctx, (void **)&d->carry_val, (size_t)d->nshares * sizeof(double),
+  SPS_CHECK(ctx->be->malloc(ctx, (void **)&d->carry_val, 2 * (size_t)d->nshares * sizeof(double),
                             "merge carry values"));
   return SPS_SUCCESS;
 }

@@ -2,7 +2,9 @@
 # spmv_<variant> checks the variant's CPU reference against a plain CSR loop (always runs);
 # spmv_<variant>_gpu, the same source built with SPS_TEST_GPU, checks the GPU kernel against
 # the CPU reference and exits 77 without a GPU. spmv_large runs every variant on the two large
-# shared matrices, reading each once.
+# shared matrices, reading each once. spmv_bitwise checks that the compensated variants (CPU
+# references; GPU kernels in spmv_bitwise_gpu) give bitwise the CPU csr-scalar reference's y
+# on badly scaled and cancelling random rows and on the bundled and shared matrices.
 SPS_SPMV_TESTS =
 SPS_SPMV_TESTS += %reldir%/kernels/spmv_csr_scalar %reldir%/kernels/spmv_csr_scalar_gpu
 SPS_SPMV_TESTS += %reldir%/kernels/spmv_csr_vector %reldir%/kernels/spmv_csr_vector_gpu
@@ -13,6 +15,7 @@ SPS_SPMV_TESTS += %reldir%/kernels/spmv_merge %reldir%/kernels/spmv_merge_gpu
 SPS_SPMV_TESTS += %reldir%/kernels/spmv_blockwise %reldir%/kernels/spmv_blockwise_gpu
 SPS_SPMV_TESTS += %reldir%/kernels/spmv_cusparse %reldir%/kernels/spmv_cusparse_gpu
 SPS_SPMV_TESTS += %reldir%/kernels/spmv_large %reldir%/kernels/spmv_large_gpu
+SPS_SPMV_TESTS += %reldir%/kernels/spmv_bitwise %reldir%/kernels/spmv_bitwise_gpu
 check_PROGRAMS += $(SPS_SPMV_TESTS)
 TESTS += $(SPS_SPMV_TESTS)
 EXTRA_DIST += %reldir%/kernels/spmv_check.h
@@ -62,3 +65,8 @@ EXTRA_DIST += %reldir%/kernels/spmv_check.h
 %canon_reldir%_kernels_spmv_large_gpu_SOURCES = %reldir%/kernels/spmv_large.c
 %canon_reldir%_kernels_spmv_large_gpu_CPPFLAGS = $(AM_CPPFLAGS) -DSPS_TEST_GPU
 %canon_reldir%_kernels_spmv_large_gpu_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_spmv_bitwise_SOURCES = %reldir%/kernels/spmv_bitwise.c
+%canon_reldir%_kernels_spmv_bitwise_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_spmv_bitwise_gpu_SOURCES = %reldir%/kernels/spmv_bitwise.c
+%canon_reldir%_kernels_spmv_bitwise_gpu_CPPFLAGS = $(AM_CPPFLAGS) -DSPS_TEST_GPU
+%canon_reldir%_kernels_spmv_bitwise_gpu_LDADD = $(TEST_LDADD)

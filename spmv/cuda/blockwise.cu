@@ -6,16 +6,22 @@
  *    the block's nonzeros [rowptr[first], rowptr[last]) are one contiguous run of at most
  *    2048; thread t computes the products a_k*x[col_k] for k = t, t+256, ... (coalesced
  *    loads of values and columns, x gathered) into shared memory; after a barrier thread t
- *    sums rows first+t, first+t+256, ... from shared memory and writes y (CSR-stream).
+ *    sums rows first+t, first+t+256, ... from shared memory, in row order, and writes y
+ *    (CSR-stream).
  *  - Vector short block: rows [first, last) with tpr lanes per row (tpr from the block's mean
  *    and longest row); the block's 256/tpr groups take rows in turn, each lane summing
- *    entries l, l+tpr, ... of its row, a shuffle tree adding the lanes (CSR-vector).
+ *    entries l, l+tpr, ... of its row, a shuffle tree merging the lanes (CSR-vector).
  *  - Long row part: part p of long row r covers SPS_BLOCKWISE_PART_NNZ entries of the row;
- *    the 256 threads stride over them, then a warp shuffle and a shared-memory pass over the
- *    8 warp sums give the part's sum. A row of one part is written at once; otherwise the
- *    part's sum goes to partial[b], and the last part to arrive (an atomic counter per row,
- *    reset by that block for the next call) adds the parts in order and writes y_r, so the
- *    result does not depend on the order the blocks run in.
+ *    the 256 threads stride over them, then a warp shuffle tree and a second one over the
+ *    8 warp sums (staged in shared memory) give the part's sum. A row of one part is written
+ *    at once; otherwise the part's sum goes to partial[2b..2b+1], and the last part to
+ *    arrive (an atomic counter per row, reset by that block for the next call) merges the
+ *    parts in order and writes y_r, so the result does not depend on the order the blocks
+ *    run in.
+ * Every sum is compensated (core/compensated_sum.h): threads add rounded products into
+ * (hi, lo) pairs, the trees and the parts merge pairs, and y_i <- alpha*fl(hi + lo) +
+ * beta*y_i, the same bits as csr-scalar bar rare ties. spmv/ref/blockwise.c repeats the
+ * same orders on the CPU.
  * Row offsets are read as int32 when the matrix has them (sps_matrix keeps an int32 copy on
  * the device when nnz fits), 4 bytes a row less than its int64 offsets.
  * Memory access: streamed blocks read values and columns fully coalesced, every byte once;
@@ -54,10 +60,10 @@ stream_rows(int64_t first, int64_t last, const Off *__restrict__ rowptr,
   __syncthreads();
   for (int64_t row = first + threadIdx.x; row < last; row += kThreads) {
     const int b = (int)(__ldg(&rowptr[row]) - k0), e = (int)(__ldg(&rowptr[row + 1]) - k0);
-    double s = 0.0;
+    sps_csum s = sps_csum_zero();
     for (int k = b; k < e; k++)
-      s += prod[k];
-    y[row] = sps_axpby_out(alpha, s, beta, &y[row]);
+      sps_csum_add(&s, prod[k]);
+    y[row] = sps_axpby_out(alpha, sps_csum_value(s), beta, &y[row]);
   }
 }
 
@@ -72,14 +78,14 @@ vector_rows(int64_t first, int64_t last, const Off *__restrict__ rowptr,
   /* The loop bound is the same for the whole block, so every lane reaches the shuffles. */
   for (int64_t base = first; base < last; base += kThreads / G) {
     const int64_t row = base + group;
-    double s = 0.0;
+    sps_csum s = sps_csum_zero();
     if (row < last) {
       const int64_t end = __ldg(&rowptr[row + 1]);
       for (int64_t k = __ldg(&rowptr[row]) + lane; k < end; k += G)
-        s = fma(__ldg(&values[k]), __ldg(&x[__ldg(&colind[k])]), s);
+        sps_csum_add(&s, __ldg(&values[k]) * __ldg(&x[__ldg(&colind[k])]));
     }
-    s = sps_group_sum<G>(s);
-    if (row < last && lane == 0) y[row] = sps_axpby_out(alpha, s, beta, &y[row]);
+    s = sps_group_csum<G>(s);
+    if (row < last && lane == 0) y[row] = sps_axpby_out(alpha, sps_csum_value(s), beta, &y[row]);
   }
 }
 
@@ -121,35 +127,40 @@ __global__ void __launch_bounds__(kThreads)
     return;
   }
   /* Part bd.count of long row bd.row. */
-  double *warp_sum = prod;
+  sps_csum *warp_sum = reinterpret_cast<sps_csum *>(prod);
   const int64_t r = bd.row;
   const int64_t row_end = __ldg(&rowptr[r + 1]);
   const int64_t k0 = __ldg(&rowptr[r]) + (int64_t)bd.count * SPS_BLOCKWISE_PART_NNZ;
   const int64_t k1 = k0 + SPS_BLOCKWISE_PART_NNZ < row_end ? k0 + SPS_BLOCKWISE_PART_NNZ : row_end;
-  double s = 0.0;
+  sps_csum s = sps_csum_zero();
   for (int64_t k = k0 + threadIdx.x; k < k1; k += kThreads)
-    s = fma(__ldg(&values[k]), __ldg(&x[__ldg(&colind[k])]), s);
-  s = sps_group_sum<32>(s);
+    sps_csum_add(&s, __ldg(&values[k]) * __ldg(&x[__ldg(&colind[k])]));
+  s = sps_group_csum<32>(s);
   if ((threadIdx.x & 31) == 0) warp_sum[threadIdx.x >> 5] = s;
   __syncthreads();
   if (threadIdx.x >= 32) return;
-  s = threadIdx.x < kWarps ? warp_sum[threadIdx.x] : 0.0;
-  s = sps_group_sum<32>(s);
+  s = threadIdx.x < kWarps ? warp_sum[threadIdx.x] : sps_csum_zero();
+  s = sps_group_csum<32>(s);
   if (threadIdx.x != 0) return;
   if (bd.parts == 1) {
-    y[r] = sps_axpby_out(alpha, s, beta, &y[r]);
+    y[r] = sps_axpby_out(alpha, sps_csum_value(s), beta, &y[r]);
     return;
   }
-  partial[b] = s;
+  partial[2 * b] = s.hi;
+  partial[2 * b + 1] = s.lo;
   /* Make this part's sum visible before counting it; the last arrival sums all parts. */
   __threadfence();
   if (atomicAdd(&counter[bd.slot], 1u) != (unsigned)(bd.parts - 1)) return;
   __threadfence();
-  double total = 0.0;
+  sps_csum total = sps_csum_zero();
   const int64_t b0 = b - bd.count;
-  for (int64_t q = b0; q < b0 + bd.parts; q++)
-    total += __ldcg(&partial[q]);
-  y[r] = sps_axpby_out(alpha, total, beta, &y[r]);
+  for (int64_t q = b0; q < b0 + bd.parts; q++) {
+    sps_csum c;
+    c.hi = __ldcg(&partial[2 * q]);
+    c.lo = __ldcg(&partial[2 * q + 1]);
+    sps_csum_merge(&total, c);
+  }
+  y[r] = sps_axpby_out(alpha, sps_csum_value(total), beta, &y[r]);
   counter[bd.slot] = 0u;
 }
 

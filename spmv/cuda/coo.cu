@@ -14,6 +14,10 @@
  * Wins when rows are extremely uneven (every warp has the same work whatever the rows) and
  * as the excess part of hyb. Loses to the CSR variants on regular matrices: 4 more bytes per
  * nonzero (the row index), the extra pass over y, and atomics on short rows.
+ * Order: the sums are plain and the atomics land in an order that varies from run to run,
+ * so coo (with hyb and cusparse) is one of the variants whose results depend on the order of
+ * the atomics (or on the library) and match the compensated variants (csr-scalar,
+ * csr-vector, ell, merge, blockwise) only to rounding; AUTO never chooses them.
  */
 #include <cstdint>
 

@@ -5,14 +5,18 @@
  * values are all loaded, then its x entries, then summed in order, so each thread has its
  * whole row's loads in flight at once instead of one entry's chain at a time. Longer rows are
  * walked entry by entry.
+ * Each product values[k]*x[colind[k]] is rounded on its own and added, in row order, into a
+ * compensated sum (core/compensated_sum.h), so y_i = alpha*fl(hi + lo) + beta*y_i agrees to
+ * the bit with the CPU reference and with the other compensated variants (bar rare ties).
  * Memory access: neighbouring threads read values and colind at neighbouring short runs (one
  * row apart), which the L1 cache turns into full use of every line when rows are short; row
  * offsets are read as int32 when the matrix has that copy (4 bytes a row less); x gathered
  * through the read-only cache; y written coalesced. Blocks of 128 threads.
- * Measured on an H200 against the plain entry-by-entry loop in 256-thread blocks: G3_circuit
- * 34.7 against 36.2 us, laplacian7pt_100 29.0 against 34.3 us (83% of the copy bandwidth on
- * both). (Loading four entries ahead in a general loop, and the streaming evict-first hint on
- * values and columns, were both slower.)
+ * Measured on an H200 with plain sums (before the compensated ones) against the plain
+ * entry-by-entry loop in 256-thread blocks: G3_circuit 34.7 against 36.2 us,
+ * laplacian7pt_100 29.0 against 34.3 us (83% of the copy bandwidth on both). (Loading four
+ * entries ahead in a general loop, and the streaming evict-first hint on values and columns,
+ * were both slower.)
  * Wins on short, even rows (up to about 10 nonzeros: meshes, circuits without long nets);
  * loses badly on long or uneven rows (a warp waits for its longest row).
  */
@@ -28,7 +32,7 @@ namespace {
 constexpr int kThreads = 128;
 constexpr int kShort = 8;
 
-/* y_i <- alpha * sum_k values[k] * x[colind[k]] + beta * y_i, y_i not read when beta = 0. */
+/* y_i <- alpha * csum_k values[k] * x[colind[k]] + beta * y_i, y_i not read when beta = 0. */
 template <typename Off>
 __global__ void __launch_bounds__(kThreads)
     csr_scalar_kernel(int64_t nrows, const Off *__restrict__ rowptr,
@@ -43,7 +47,7 @@ __global__ void __launch_bounds__(kThreads)
   const Off begin = __ldg(&rowptr[row]);
   const Off end = __ldg(&rowptr[row + 1]);
   const int len = (int)(end - begin);
-  double s = 0.0;
+  sps_csum acc = sps_csum_zero();
   if (len <= kShort) {
     int32_t c[kShort];
     double v[kShort], xv[kShort];
@@ -58,12 +62,12 @@ __global__ void __launch_bounds__(kThreads)
       if (u < len) xv[u] = __ldg(&x[c[u]]);
 #pragma unroll
     for (int u = 0; u < kShort; u++)
-      if (u < len) s += v[u] * xv[u];
+      if (u < len) sps_csum_add(&acc, v[u] * xv[u]);
   } else {
     for (Off k = begin; k < end; k++)
-      s += __ldg(&values[k]) * __ldg(&x[__ldg(&colind[k])]);
+      sps_csum_add(&acc, __ldg(&values[k]) * __ldg(&x[__ldg(&colind[k])]));
   }
-  y[row] = sps_axpby_out(alpha, s, beta, &y[row]);
+  y[row] = sps_axpby_out(alpha, sps_csum_value(acc), beta, &y[row]);
 }
 
 } // namespace

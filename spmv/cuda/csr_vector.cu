@@ -2,8 +2,10 @@
  *
  * Thread-to-data map: block of 256 threads = 256/G groups; group g of block b owns row
  * b*(256/G) + g. Lane l of the group reads entries rowptr[i] + l, + l + G, ... of its row and
- * keeps a partial sum in a register; the G partials are added by a shuffle tree
- * (reduce.cuh) and lane 0 writes y_i <- alpha*sum + beta*y_i.
+ * keeps a compensated partial sum (hi, lo: core/compensated_sum.h) of its rounded products
+ * in registers; the G pairs are merged by a shuffle tree (reduce.cuh) and lane 0 writes
+ * y_i <- alpha*fl(hi + lo) + beta*y_i, the same bits as csr-scalar's in-order compensated
+ * sum bar rare ties.
  * Memory access: the G lanes of a group read consecutive values and column indices (one
  * coalesced segment per row and step); consecutive groups read consecutive rows, so a warp
  * streams 32/G rows of A at a time; x is gathered through the read-only cache; rowptr is
@@ -32,15 +34,15 @@ __global__ void __launch_bounds__(kThreads)
 {
   const int64_t row = (blockIdx.x * (int64_t)kThreads + threadIdx.x) / G;
   const int lane = threadIdx.x & (G - 1);
-  double s = 0.0;
+  sps_csum s = sps_csum_zero();
   if (row < nrows) {
     const int64_t end = __ldg(&rowptr[row + 1]);
     for (int64_t k = __ldg(&rowptr[row]) + lane; k < end; k += G)
-      s = fma(__ldg(&values[k]), __ldg(&x[__ldg(&colind[k])]), s);
+      sps_csum_add(&s, __ldg(&values[k]) * __ldg(&x[__ldg(&colind[k])]));
   }
   /* Every lane of the warp reaches the shuffles (no early return). */
-  s = sps_group_sum<G>(s);
-  if (row < nrows && lane == 0) y[row] = sps_axpby_out(alpha, s, beta, &y[row]);
+  s = sps_group_csum<G>(s);
+  if (row < nrows && lane == 0) y[row] = sps_axpby_out(alpha, sps_csum_value(s), beta, &y[row]);
 }
 
 template <int G>

@@ -1,7 +1,9 @@
 /* ell.cu: the ell SpMV kernel, one thread per row of a padded column-major ELLPACK matrix.
  *
  * Thread-to-data map: thread t of the grid owns row t and walks slots k = 0..width-1 of its
- * row, entry k*ld + t, stopping at the first padding slot (column -1).
+ * row, entry k*ld + t, stopping at the first padding slot (column -1), adding the rounded
+ * products in slot order into a compensated sum (core/compensated_sum.h): y_t gets
+ * alpha*fl(hi + lo) + beta*y_t, the bits of csr-scalar's sum of the same row.
  * Memory access: at step k the threads of a warp read 32 consecutive column indices and
  * values (fully coalesced, ld is a multiple of 32 so every column of slots starts aligned);
  * x is gathered through the read-only cache; y written once, coalesced.
@@ -28,15 +30,15 @@ __global__ void __launch_bounds__(kThreads)
 {
   const int64_t row = blockIdx.x * (int64_t)kThreads + threadIdx.x;
   if (row >= nrows) return;
-  double s = 0.0;
+  sps_csum s = sps_csum_zero();
   int64_t idx = row;
 #pragma unroll 4
   for (int64_t k = 0; k < width; k++, idx += ld) {
     const int32_t c = __ldg(&colind[idx]);
     if (c < 0) break;
-    s = fma(__ldg(&values[idx]), __ldg(&x[c]), s);
+    sps_csum_add(&s, __ldg(&values[idx]) * __ldg(&x[c]));
   }
-  y[row] = sps_axpby_out(alpha, s, beta, &y[row]);
+  y[row] = sps_axpby_out(alpha, sps_csum_value(s), beta, &y[row]);
 }
 
 } // namespace

@@ -8,6 +8,10 @@
  * Wins on matrices with a typical row length and a few long rows (circuits, power networks):
  * ELL speed on the bulk, no padding for the outliers. Loses to csr-vector on perfectly
  * regular matrices (two launches) and on matrices whose row lengths have no typical value.
+ * Order: the ELL pass's row sums are compensated, but the COO excess is added with atomics
+ * in an order that varies from run to run, so hyb's result (like coo's and cusparse's)
+ * depends on that order and matches the compensated variants only to rounding; AUTO never
+ * chooses it.
  */
 #include <cstdint>
 

@@ -30,7 +30,9 @@ cudaError_t sps_cuda_ell(cudaStream_t stream, int64_t nrows, int64_t ld, int64_t
 
 /*
  * coo: y <- beta*y (skipped when beta = 1; y not read when beta = 0), then warps over
- * equal chunks of the row-sorted triplets add alpha*a*x_c to y_r with atomics.
+ * equal chunks of the row-sorted triplets add alpha*a*x_c to y_r with atomics: the result
+ * depends on the order of the atomics (so does hyb's; cusparse's on the library). The other
+ * launchers' row sums are compensated and order-independent bar rare ties (../ref/kernels.h).
  */
 cudaError_t sps_cuda_coo(cudaStream_t stream, int sm_count, int64_t nrows, int64_t nnz,
                          const int32_t *rowind, const int32_t *colind, const double *values,
@@ -43,7 +45,10 @@ cudaError_t sps_cuda_hyb(cudaStream_t stream, int sm_count, int64_t nrows, int64
                          const double *coo_values, double alpha, const double *x, double beta,
                          double *y);
 
-/* merge: one thread per merge-path share (start rows from setup), then the carry fix-up kernel. */
+/*
+ * merge: one thread per merge-path share (start rows from setup), then the fix-up kernel that
+ * finishes the rows split between shares; carry_val holds 2*nshares doubles (hi, lo pairs).
+ */
 cudaError_t sps_cuda_merge(cudaStream_t stream, int64_t nrows, int64_t nnz, const int64_t *rowptr,
                            const int32_t *colind, const double *values, int64_t nshares,
                            int items, const int32_t *start_row, int32_t *carry_row,
@@ -52,8 +57,8 @@ cudaError_t sps_cuda_merge(cudaStream_t stream, int64_t nrows, int64_t nnz, cons
 
 /*
  * blockwise: one launch of nblocks thread blocks of SPS_BLOCKWISE_THREADS, block b serving
- * blocks[b]; partial has nblocks doubles, counter one zeroed unsigned per long row of
- * several parts (left zeroed on return).
+ * blocks[b]; partial has 2*nblocks doubles (hi, lo pairs), counter one zeroed unsigned per
+ * long row of several parts (left zeroed on return).
  */
 cudaError_t sps_cuda_blockwise(cudaStream_t stream, const int64_t *rowptr, const int32_t *rowptr32,
                                const int32_t *colind,

@@ -1,7 +1,9 @@
 /* coo.c: CPU reference of the coo variant, one pass over the triplets in order (serial, so deterministic).
  *
  * y <- beta*y (y <- 0 when beta = 0, y not read), then for each triplet (r, c, a):
- * y_r <- y_r + alpha * a * x_c.
+ * y_r <- y_r + alpha * a * x_c, a plain sum. The GPU kernel adds with atomics in an order
+ * that varies from run to run, so coo (with hyb and cusparse) is one of the variants whose
+ * results agree with the compensated ones only to rounding; AUTO never chooses it.
  */
 #include "kernels.h"
 

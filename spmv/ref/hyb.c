@@ -1,6 +1,9 @@
 /* hyb.c: CPU reference of the hyb variant: the ELL part for the first K entries of each row, then the COO excess.
  *
- * y <- alpha*A_ell*x + beta*y, then y <- y + alpha*A_coo*x, with A = A_ell + A_coo.
+ * y <- alpha*A_ell*x + beta*y, then y <- y + alpha*A_coo*x, with A = A_ell + A_coo. The ELL
+ * part's row sums are compensated, the COO excess is added plainly (with atomics on the GPU),
+ * so hyb's result depends on the order of the atomics and agrees with the compensated
+ * variants only to rounding; AUTO never chooses it.
  */
 #include "kernels.h"
 

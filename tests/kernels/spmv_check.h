@@ -68,6 +68,32 @@ static inline int64_t spmv_compare(const sps_matrix *A, double alpha, const doub
   return bad;
 }
 
+/* Rows where y and yref differ in any bit; the largest |y - yref| / |yref| in *maxrel. */
+static inline int64_t spmv_bit_mismatches(int64_t m, const double *y, const double *yref,
+                                          double *maxrel)
+{
+  int64_t bad = 0;
+  *maxrel = 0.0;
+  for (int64_t i = 0; i < m; i++) {
+    if (memcmp(&y[i], &yref[i], sizeof *y) == 0) continue;
+    bad++;
+    double rel = fabs(y[i] - yref[i]) / (yref[i] != 0.0 ? fabs(yref[i]) : 1.0);
+    if (isnan(rel) || rel > *maxrel) *maxrel = isnan(rel) ? INFINITY : rel;
+  }
+  return bad;
+}
+
+/*
+ * Whether a variant's row sums are compensated (csr-scalar, csr-vector, ell, merge,
+ * blockwise): its y must then be bitwise csr-scalar's, CPU or GPU. coo and hyb (atomics)
+ * and cusparse (the library) are held to the tolerance only.
+ */
+static inline int spmv_kind_compensated(sps_spmv_kind kind)
+{
+  return kind == SPS_SPMV_CSR_SCALAR || kind == SPS_SPMV_CSR_VECTOR || kind == SPS_SPMV_ELL ||
+         kind == SPS_SPMV_MERGE || kind == SPS_SPMV_BLOCKWISE;
+}
+
 /* A matrix on ctx from host CSR arrays (columns may be unsorted); bails on failure. */
 static inline sps_matrix *spmv_make(sps_context *ctx, int64_t m, int64_t n, const int64_t *rp,
                                     const int32_t *ci, const double *va)
@@ -307,7 +333,9 @@ static inline sps_status spmv_apply_once(sps_context *ctx, const sps_matrix *A, 
  * With a CUDA context: the variant on the GPU against its CPU reference (the same variant on
  * the CPU context; csr-scalar for cusparse, which has none). For each (alpha, beta) of
  * (1, 0) and (2.5, -0.75), seeded random x and y0. ell's refusals are checked against its
- * rule (status SPS_ERR_UNSUPPORTED and a message naming the sizes).
+ * rule (status SPS_ERR_UNSUPPORTED and a message naming the sizes). On the GPU the
+ * compensated variants (spmv_kind_compensated) must also give the CPU csr-scalar
+ * reference's y bit for bit in every row.
  */
 static inline void spmv_check_matrix(sps_context *cpu, sps_context *gpu, const sps_matrix *A,
                                      const char *name, sps_spmv_kind kind, int tpr)
@@ -343,6 +371,21 @@ static inline void spmv_check_matrix(sps_context *cpu, sps_context *gpu, const s
         sps_bail("CPU reference %s on %s: %s", sps_spmv_kind_name(rk), name, msg);
     } else {
       spmv_plain(A, alpha, x, beta, y0, yref);
+    }
+    if (gpu && spmv_kind_compensated(kind)) {
+      /* The GPU's compensated sums must give the CPU csr-scalar reference's bits. */
+      double *ycs = (double *)malloc((size_t)(m > 0 ? m : 1) * sizeof *ycs);
+      if (!ycs) sps_bail("out of memory");
+      if (spmv_apply_once(cpu, A, SPS_SPMV_CSR_SCALAR, 0, alpha, x, beta, y0, ycs, &msg) !=
+          SPS_SUCCESS)
+        sps_bail("CPU reference csr-scalar on %s: %s", name, msg);
+      double maxrel;
+      int64_t nbits = spmv_bit_mismatches(m, y, ycs, &maxrel);
+      sps_ok(nbits == 0,
+             "%s (GPU) tpr %d on %s, alpha %g beta %g: bitwise equal to the CPU csr-scalar "
+             "reference (%lld of %lld rows differ, max rel diff %.3g)",
+             kname, tpr, name, alpha, beta, (long long)nbits, (long long)m, maxrel);
+      free(ycs);
     }
     double worst;
     int64_t row;
