@@ -90,7 +90,7 @@ cudaError_t sps_cuda_gmres_start(cudaStream_t s, unsigned max_blocks, int64_t n,
 cudaError_t sps_cuda_gmres_arnoldi(cudaStream_t s, unsigned max_blocks, int64_t n, int m,
                                    double *V, int64_t ldv, double *w, double *vcur,
                                    sps_gmres_state *S, unsigned *ticket);
-/* Whether the single-cluster Arnoldi kernel was compiled for sm_90 or later, and whether one
+/* Whether the single-cluster Arnoldi kernel was compiled for sm_90 or later and the current device can run its cluster of 16 blocks, and whether one
  * step fits it (n and m small). */
 int sps_cuda_gmres_cluster_built(void);
 int sps_cuda_gmres_cluster_fits(int64_t n, int m);

@@ -93,6 +93,17 @@ int main(void)
   sps_ok(tree_diff == 0, "compensated sum in %d random merge trees: %d differ", NORDERS,
          tree_diff);
 
+  /* The ordered (Fast2Sum) addition of the csr-scalar kernel: the same bits as TwoSum. */
+  sps_csum sa = sps_csum_zero(), so = sps_csum_zero();
+  int ordered_diff = 0;
+  for (int k = 0; k < NTERMS; k++) {
+    sps_csum_add(&sa, t[k]);
+    sps_csum_add_ordered(&so, t[k]);
+    if (sa.hi != so.hi || sa.lo != so.lo) ordered_diff++;
+  }
+  sps_ok(ordered_diff == 0, "ordered and TwoSum additions agree in hi and lo after each of %d terms "
+         "(%d differ)", NTERMS, ordered_diff);
+
 #ifdef __SIZEOF_FLOAT128__
   /* Against a sum in binary128 (113-bit significand): within one ulp of it. */
   __float128 q = 0;
