@@ -49,19 +49,17 @@ __global__ void dot_kernel(int64_t n, const double *__restrict__ x, const double
   }
 }
 
-/* y_i <- y_i + alpha * (V(i, 0:k) h), h staged in shared memory (k doubles). */
+/* y_i <- y_i + alpha * (V(i, 0:k) h); h (k doubles) is read through the read-only cache, where
+ * every thread finds it. (Staged in dynamic shared memory of exactly k doubles, the compiled
+ * loop made 16-byte shared loads past its end, which compute-sanitizer reported.) */
 __global__ void gemv_n_kernel(int64_t n, int k, double alpha, const double *__restrict__ V,
                               int64_t ldv, const double *__restrict__ h, double *__restrict__ y)
 {
-  extern __shared__ double hs[];
-  for (int c = threadIdx.x; c < k; c += blockDim.x)
-    hs[c] = h[c];
-  __syncthreads();
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x) {
     double s = 0.0;
     for (int c = 0; c < k; c++)
-      s += V[i + (int64_t)c * ldv] * hs[c];
+      s += V[i + (int64_t)c * ldv] * __ldg(&h[c]);
     y[i] += alpha * s;
   }
 }
@@ -81,7 +79,6 @@ extern "C" cudaError_t sps_cuda_gemv_n(cudaStream_t s, unsigned max_blocks, int6
                                        const double *h, double *y)
 {
   if (n <= 0 || k <= 0) return cudaSuccess;
-  gemv_n_kernel<<<grid_for(n, max_blocks), kThreads, (size_t)k * sizeof(double), s>>>(
-      n, k, alpha, V, ldv, h, y);
+  gemv_n_kernel<<<grid_for(n, max_blocks), kThreads, 0, s>>>(n, k, alpha, V, ldv, h, y);
   return cudaGetLastError();
 }
