@@ -77,11 +77,12 @@ SPS_CSUM_FN void sps_csum_add_ordered(sps_csum *s, double t)
   s->hi = sum;
 }
 
-/* s <- s + o, for partial sums of disjoint sets of terms. */
+/* s <- s + o, for partial sums of disjoint sets of terms: the lo parts are added first, beside
+ * the TwoSum of the hi parts, so a tree of merges waits on one addition less per level. */
 SPS_CSUM_FN void sps_csum_merge(sps_csum *s, sps_csum o)
 {
-  sps_csum_add(s, o.hi);
   s->lo += o.lo;
+  sps_csum_add(s, o.hi);
 }
 
 /* The sum rounded to one double: fl(hi + lo), or hi once it is not finite. */

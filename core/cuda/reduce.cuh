@@ -31,6 +31,19 @@ __device__ inline csum warp_sum(csum v)
   return v;
 }
 
+/* Sum over the first W lanes (W a power of two) by shuffles down; valid in lane 0. */
+template <int W> __device__ inline csum lanes_sum(csum v)
+{
+#pragma unroll
+  for (int o = W / 2; o > 0; o >>= 1) {
+    csum w;
+    w.hi = __shfl_down_sync(0xffffffffu, v.hi, o);
+    w.lo = __shfl_down_sync(0xffffffffu, v.lo, o);
+    sps_csum_merge(&v, w);
+  }
+  return v;
+}
+
 /* Sum v over the block (sh: kWarps sums); the total is valid in thread 0. */
 __device__ inline csum block_sum(csum v, csum *sh)
 {
@@ -40,7 +53,7 @@ __device__ inline csum block_sum(csum v, csum *sh)
   if (lane == 0) sh[warp] = v;
   __syncthreads();
   v = threadIdx.x < kWarps ? sh[threadIdx.x] : sps_csum_zero();
-  if (warp == 0) v = warp_sum(v);
+  if (warp == 0) v = lanes_sum<kWarps>(v);
   return v;
 }
 
