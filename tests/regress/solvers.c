@@ -11,8 +11,9 @@
  *     margin; it grows with the condition number);
  *   - the iterations lie within max(10%, 5) of the expected count.
  * The expected counts were measured with this code on the CPU backend (2 OpenMP threads);
- * the GPU run (SPS_TEST_DEVICE=cuda) shares them: reductions in another order change the
- * count by rounding only, which the window absorbs.
+ * the GPU run (SPS_TEST_DEVICE=cuda) shares them: both backends round alike (compensated
+ * sums, core/compensated_sum.h), and tests/regress/cpu_vs_gpu compares the two directly.
+ * The window absorbs changes to the methods themselves.
  *
  * Sanity reference (../shared/GPU.md): CuPy's CG at 1e-8 with b = A*ones took 263 iterations
  * on nos3, 5,468 on bcsstk14 and 234 on -laplacian7pt_100; CuPy's GMRES(30) took about 535
