@@ -127,4 +127,41 @@ static inline sps_context *sps_test_cuda_context_or_skip(void)
   return ctx;
 }
 
+/* The context of SPS_TEST_DEVICE: "cuda" (skip 77 without a GPU) or the CPU, the default. */
+static inline sps_context *sps_test_context(void)
+{
+  const char *dev = getenv("SPS_TEST_DEVICE");
+  if (dev && strcmp(dev, "cuda") == 0) return sps_test_cuda_context_or_skip();
+  sps_context *ctx = NULL;
+  if (sps_context_create(&ctx, SPS_DEVICE_CPU, 0) != SPS_SUCCESS)
+    sps_bail("CPU context: %s", sps_context_create_error());
+  return ctx;
+}
+
+/* y <- A x on the host by the plain row loop, from A's borrowed CSR arrays. */
+static inline void sps_test_host_mv(const sps_matrix *A, const double *x, double *y)
+{
+  int64_t m;
+  const int64_t *rp;
+  const int32_t *ci;
+  const double *va;
+  sps_matrix_get_size(A, &m, NULL, NULL);
+  sps_matrix_get_csr(A, &rp, &ci, &va);
+  for (int64_t i = 0; i < m; i++) {
+    double s = 0.0;
+    for (int64_t k = rp[i]; k < rp[i + 1]; k++)
+      s += va[k] * x[ci[k]];
+    y[i] = s;
+  }
+}
+
+/* ||v||_2 by the plain loop. */
+static inline double sps_test_norm2(const double *v, int64_t n)
+{
+  double s = 0.0;
+  for (int64_t i = 0; i < n; i++)
+    s += v[i] * v[i];
+  return sqrt(s);
+}
+
 #endif /* SPS_TESTLIB_H */

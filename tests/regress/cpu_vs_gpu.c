@@ -100,22 +100,13 @@ static void run_case(sps_context *cpu, sps_context *gpu, const char *dir, const 
   snprintf(path, sizeof path, "%s/%s", dir, pc->file);
   sps_matrix *Ac = load(cpu, path, pc->negate), *Ag = load(gpu, path, pc->negate);
   int64_t n;
-  const int64_t *rp;
-  const int32_t *ci;
-  const double *val;
   sps_matrix_get_size(Ac, &n, NULL, NULL);
-  sps_matrix_get_csr(Ac, &rp, &ci, &val);
   double *xs = malloc((size_t)n * sizeof(double)), *b = malloc((size_t)n * sizeof(double));
   if (!xs || !b) sps_bail("out of host memory");
   sps_rng rng = {0x5eed5eedull};
   for (int64_t i = 0; i < n; i++)
     xs[i] = sps_rng_uniform(&rng);
-  for (int64_t i = 0; i < n; i++) {
-    double s = 0.0;
-    for (int64_t k = rp[i]; k < rp[i + 1]; k++)
-      s += val[k] * xs[ci[k]];
-    b[i] = s;
-  }
+  sps_test_host_mv(Ac, xs, b);
   const sps_solver_type cg_types[] = {SPS_SOLVER_CG};
   const sps_solver_type ns_types[] = {SPS_SOLVER_GMRES, SPS_SOLVER_BICGSTAB};
   const sps_solver_type *types = pc->symmetric ? cg_types : ns_types;

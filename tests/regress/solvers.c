@@ -54,36 +54,6 @@ static int window(int expected)
   return w > 5 ? w : 5;
 }
 
-static sps_context *test_context(void)
-{
-  const char *dev = getenv("SPS_TEST_DEVICE");
-  if (dev && strcmp(dev, "cuda") == 0) return sps_test_cuda_context_or_skip();
-  sps_context *ctx = NULL;
-  if (sps_context_create(&ctx, SPS_DEVICE_CPU, 0) != SPS_SUCCESS)
-    sps_bail("CPU context: %s", sps_context_create_error());
-  return ctx;
-}
-
-/* y <- A x on the host, from the borrowed CSR arrays. */
-static void host_mv(int64_t n, const int64_t *rp, const int32_t *ci, const double *v,
-                    const double *x, double *y)
-{
-  for (int64_t i = 0; i < n; i++) {
-    double s = 0.0;
-    for (int64_t k = rp[i]; k < rp[i + 1]; k++)
-      s += v[k] * x[ci[k]];
-    y[i] = s;
-  }
-}
-
-static double norm(const double *v, int64_t n)
-{
-  double s = 0.0;
-  for (int64_t i = 0; i < n; i++)
-    s += v[i] * v[i];
-  return sqrt(s);
-}
-
 static void run_case(sps_context *ctx, const char *dir, const regress_case *c)
 {
   char path[4096];
@@ -96,18 +66,14 @@ static void run_case(sps_context *ctx, const char *dir, const regress_case *c)
   }
   if (c->negate && sps_matrix_scale(A, -1.0) != SPS_SUCCESS) sps_bail("scale failed");
   int64_t n;
-  const int64_t *rp;
-  const int32_t *ci;
-  const double *val;
   sps_matrix_get_size(A, &n, NULL, NULL);
-  sps_matrix_get_csr(A, &rp, &ci, &val);
   double *xs = malloc((size_t)n * sizeof(double)), *b = malloc((size_t)n * sizeof(double));
   double *x = malloc((size_t)n * sizeof(double)), *r = malloc((size_t)n * sizeof(double));
   if (!xs || !b || !x || !r) sps_bail("out of host memory");
   sps_rng rng = {0x5eed5eedull};
   for (int64_t i = 0; i < n; i++)
     xs[i] = sps_rng_uniform(&rng);
-  host_mv(n, rp, ci, val, xs, b);
+  sps_test_host_mv(A, xs, b);
 
   sps_vector *vb = NULL, *vx = NULL;
   sps_solver *s = NULL;
@@ -126,12 +92,13 @@ static void run_case(sps_context *ctx, const char *dir, const regress_case *c)
   sps_solver_get_residual(s, NULL, &rel);
   sps_solver_get_times(s, NULL, &tsolve);
   sps_vector_download(vx, x, n);
-  host_mv(n, rp, ci, val, x, r);
+  sps_test_host_mv(A, x, r);
   for (int64_t i = 0; i < n; i++) {
     r[i] = b[i] - r[i];
     x[i] -= xs[i];
   }
-  const double hrel = norm(r, n) / norm(b, n), err = norm(x, n) / norm(xs, n);
+  const double hrel = sps_test_norm2(r, n) / sps_test_norm2(b, n);
+  const double err = sps_test_norm2(x, n) / sps_test_norm2(xs, n);
   sps_diag("%s %s%s %s: %s, %d iterations, relative residual %.3g (host %.3g), error %.3g, %.3f s",
            c->file, c->negate ? "-A " : "", name, sps_precond_type_name(c->pc),
            sps_reason_name(reason), its, rel, hrel, err, tsolve);
@@ -157,7 +124,7 @@ int main(int argc, char **argv)
 {
   const char *dir = sps_test_matrices_dir();
   if (!dir) sps_skip_all("SPS_MATRICES is not set (the shared real matrices)");
-  sps_context *ctx = test_context();
+  sps_context *ctx = sps_test_context();
   char dev[128];
   sps_context_get_device_name(ctx, dev, sizeof dev);
   sps_diag("device: %s", dev);

@@ -107,17 +107,6 @@ static csr diagonal(int64_t n, const double *d)
 
 static sps_context *ctx;
 
-/* The context of SPS_TEST_DEVICE ("cpu", the default, or "cuda": skip 77 without a GPU). */
-static sps_context *test_context(void)
-{
-  const char *dev = getenv("SPS_TEST_DEVICE");
-  if (dev && strcmp(dev, "cuda") == 0) return sps_test_cuda_context_or_skip();
-  sps_context *c = NULL;
-  if (sps_context_create(&c, SPS_DEVICE_CPU, 0) != SPS_SUCCESS)
-    sps_bail("CPU context: %s", sps_context_create_error());
-  return c;
-}
-
 static sps_matrix *upload_matrix(const csr *M)
 {
   sps_matrix *A = NULL;
@@ -132,14 +121,6 @@ static sps_vector *upload_vector(const double *h, int64_t n)
   if (sps_vector_create(ctx, &v, n) || sps_vector_upload(v, h, n))
     sps_bail("vector: %s", sps_context_last_error(ctx));
   return v;
-}
-
-static double norm(const double *v, int64_t n)
-{
-  double s = 0.0;
-  for (int64_t i = 0; i < n; i++)
-    s += v[i] * v[i];
-  return sqrt(s);
 }
 
 /* Options of one solve. */
@@ -214,7 +195,8 @@ static int check_solve(const char *what, const csr *M, const opts *o, double err
     r[i] = b[i] - r[i];
     xs[i] = x[i] - xs[i];
   }
-  const double bn = norm(b, n), rn = norm(r, n), en = norm(xs, n) / sqrt((double)n);
+  const double bn = sps_test_norm2(b, n), rn = sps_test_norm2(r, n);
+  const double en = sps_test_norm2(xs, n) / sqrt((double)n);
   const double tol = fmax(o->rtol * bn, o->atol);
   sps_ok(st == SPS_SUCCESS && reason > 0 && rn <= tol * (1 + 1e-6) &&
              fabs(rabs - rn) <= 1e-12 * bn + 1e-3 * rn && en <= errtol,
@@ -397,7 +379,7 @@ static void test_reasons(void)
       x[i] = 1.0 + i;
     }
     run(&p2, &o, b, x, &reason, &its);
-    double xn = norm(x, n);
+    double xn = sps_test_norm2(x, n);
     sps_ok(reason == SPS_CONVERGED_ZERO_RHS && its == 0 && xn == 0.0,
            "%s with b = 0: %s, %d iterations, ||x|| = %g", sps_solver_type_name(o.type),
            sps_reason_name(reason), its, xn);
@@ -576,7 +558,7 @@ static void test_history_monitor_api(void)
     const double *h = NULL;
     sps_solver_get_iterations(s, &its);
     sps_solver_get_history(s, &h, &count);
-    double bn = norm(b, n);
+    double bn = sps_test_norm2(b, n);
     sps_ok(h && count == its + 1 && fabs(h[0] - bn) <= 1e-12 * bn,
            "%s: history has iterations + 1 = %d entries (%d), entry 0 = ||b|| (%g vs %g)", name,
            its + 1, count, h ? h[0] : -1.0, bn);
@@ -903,7 +885,7 @@ static double true_relres(const csr *M, const double *b, const double *x)
   csr_mv(M, x, r);
   for (int64_t i = 0; i < M->n; i++)
     r[i] = b[i] - r[i];
-  const double rel = norm(r, M->n) / norm(b, M->n);
+  const double rel = sps_test_norm2(r, M->n) / sps_test_norm2(b, M->n);
   free(r);
   return rel;
 }
@@ -950,7 +932,7 @@ static void test_flexible(void)
         double d = 0.0;
         for (int64_t i = 0; i < n; i++)
           d += (x1[i] - x0[i]) * (x1[i] - x0[i]);
-        d = sqrt(d) / norm(x0, n);
+        d = sqrt(d) / sps_test_norm2(x0, n);
         const double r1 = true_relres(&cd, b, x1);
         char lb[96];
         sps_ok(st == SPS_SUCCESS && reason[0] > 0 && reason[1] > 0 && abs(its[1] - its[0]) <= 1 &&
@@ -978,7 +960,7 @@ static void test_flexible(void)
     double d = 0.0;
     for (int64_t i = 0; i < n2; i++)
       d = fmax(d, fabs(y1[i] - y0[i]));
-    d /= norm(y0, n2) / sqrt((double)n2);
+    d /= sps_test_norm2(y0, n2) / sqrt((double)n2);
     sps_ok(st == SPS_SUCCESS && reason[0] > 0 && reason[1] == reason[0] && its[1] == its[0] &&
                d <= 1e-12,
            "CG ignores flexible: %s in %d its with it, %d without, x differing by %.1e",
@@ -1065,7 +1047,7 @@ static void test_flexible(void)
 
 int main(void)
 {
-  ctx = test_context();
+  ctx = sps_test_context();
   char dev[128];
   sps_context_get_device_name(ctx, dev, sizeof dev);
   sps_diag("device: %s", dev);

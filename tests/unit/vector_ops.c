@@ -2,17 +2,6 @@
 #include "../../core/internal.h"
 #include "../testlib.h"
 
-/* The context of SPS_TEST_DEVICE ("cpu", the default, or "cuda": skip 77 without a GPU). */
-static sps_context *test_context(void)
-{
-  const char *dev = getenv("SPS_TEST_DEVICE");
-  if (dev && strcmp(dev, "cuda") == 0) return sps_test_cuda_context_or_skip();
-  sps_context *ctx = NULL;
-  if (sps_context_create(&ctx, SPS_DEVICE_CPU, 0) != SPS_SUCCESS)
-    sps_bail("CPU context: %s", sps_context_create_error());
-  return ctx;
-}
-
 /* Largest |a_i - b_i| / (1 + |b_i|). */
 static double max_rel_diff(int64_t n, const double *a, const double *b)
 {
@@ -182,7 +171,7 @@ static void check_size(sps_context *ctx, int64_t n, sps_rng *rng)
 
 int main(void)
 {
-  sps_context *ctx = test_context();
+  sps_context *ctx = sps_test_context();
   sps_rng rng = {20240611};
   sps_diag("backend %s", ctx->be->name);
   const int64_t sizes[] = {0, 1, 7, 10007};
