@@ -211,6 +211,17 @@ static sps_status cpu_gmres_workspace(sps_context *ctx, int64_t n, int m, size_t
   return SPS_SUCCESS;
 }
 
+/* a[i] = b[i] <- x[i] * inv: a new basis vector into its column of V and into vcur. */
+static void cpu_scale_into_two(int64_t n, double inv, const double *x, double *a, double *b)
+{
+#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
+  for (int64_t i = 0; i < n; i++) {
+    const double v = x[i] * inv;
+    a[i] = v;
+    b[i] = v;
+  }
+}
+
 /* beta <- ||r||, g <- beta e_1, j <- 0, the status; v_0 = r/beta into V(:,0) and vcur. */
 static sps_status cpu_gmres_start(sps_context *ctx, int64_t n, const double *r, double *V,
                                   double *vcur, sps_gmres_state *S)
@@ -219,13 +230,7 @@ static sps_status cpu_gmres_start(sps_context *ctx, int64_t n, const double *r, 
   cpu_nrm2(ctx, n, r, &beta);
   sps_gmres_open_cycle(S, beta);
   if (S->status != SPS_GMRES_RUNNING) return SPS_SUCCESS;
-  const double inv = 1.0 / beta;
-#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
-  for (int64_t i = 0; i < n; i++) {
-    double v = r[i] * inv;
-    V[i] = v;
-    vcur[i] = v;
-  }
+  cpu_scale_into_two(n, 1.0 / beta, r, V, vcur);
   return SPS_SUCCESS;
 }
 
@@ -259,14 +264,7 @@ static sps_status cpu_gmres_arnoldi(sps_context *ctx, int64_t n, int m, double *
   if (!S->vnext) return SPS_SUCCESS;
   S->vnext = 0;
   /* v_{j+1} = w / h_{j+1,j} into V(:, j+1) and vcur */
-  const double inv = 1.0 / S->hnext;
-  double *vn = V + (int64_t)(j + 1) * ldv;
-#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
-  for (int64_t i = 0; i < n; i++) {
-    double v = w[i] * inv;
-    vn[i] = v;
-    vcur[i] = v;
-  }
+  cpu_scale_into_two(n, 1.0 / S->hnext, w, V + (int64_t)(j + 1) * ldv, vcur);
   return SPS_SUCCESS;
 }
 
