@@ -181,6 +181,16 @@ static sps_status work_alloc(sps_solver *s)
   return s->method->setup(s);
 }
 
+/* A setting that sizes the work space (or, with history, the residual history too) changed
+ * after setup: rebuild them; a failure leaves the solver to be set up again. */
+static sps_status rebuild_after_setup(sps_solver *s, int history)
+{
+  sps_status st = history ? history_alloc(s) : SPS_SUCCESS;
+  if (!st) st = work_alloc(s);
+  if (st) s->is_setup = 0;
+  return st;
+}
+
 sps_status sps_solver_set_tolerances(sps_solver *s, double rtol, double atol)
 {
   if (!s) return SPS_ERR_ARGUMENT;
@@ -201,12 +211,7 @@ sps_status sps_solver_set_max_iterations(sps_solver *s, int maxit)
     SPS_FAIL(s->ctx, SPS_ERR_ARGUMENT, "maximum iterations must be in [1, %d), not %d", INT32_MAX,
              maxit);
   s->maxit = maxit;
-  if (s->is_setup) {
-    sps_status st = history_alloc(s);
-    if (!st) st = work_alloc(s);
-    if (st) s->is_setup = 0;
-    return st;
-  }
+  if (s->is_setup) return rebuild_after_setup(s, 1);
   return SPS_SUCCESS;
 }
 
@@ -216,11 +221,7 @@ sps_status sps_solver_set_restart(sps_solver *s, int restart)
   if (!s) return SPS_ERR_ARGUMENT;
   if (restart < 1) SPS_FAIL(s->ctx, SPS_ERR_ARGUMENT, "restart must be >= 1, not %d", restart);
   s->restart = restart;
-  if (s->is_setup && s->work_restart != restart) {
-    sps_status st = work_alloc(s);
-    if (st) s->is_setup = 0;
-    return st;
-  }
+  if (s->is_setup && s->work_restart != restart) return rebuild_after_setup(s, 0);
   return SPS_SUCCESS;
 }
 
@@ -232,11 +233,8 @@ sps_status sps_solver_set_orthogonalization(sps_solver *s, sps_orthog orthog)
     SPS_FAIL(s->ctx, SPS_ERR_ARGUMENT, "unknown orthogonalisation %d", (int)orthog);
   const int changed = s->orthog != orthog;
   s->orthog = orthog;
-  if (s->is_setup && changed && s->method->type == SPS_SOLVER_GMRES) {
-    sps_status st = work_alloc(s);
-    if (st) s->is_setup = 0;
-    return st;
-  }
+  if (s->is_setup && changed && s->method->type == SPS_SOLVER_GMRES)
+    return rebuild_after_setup(s, 0);
   return SPS_SUCCESS;
 }
 
@@ -246,11 +244,8 @@ sps_status sps_solver_set_flexible(sps_solver *s, int enable)
   if (!s) return SPS_ERR_ARGUMENT;
   const int changed = s->flexible != (enable != 0);
   s->flexible = enable != 0;
-  if (s->is_setup && changed && s->method->type == SPS_SOLVER_GMRES) {
-    sps_status st = work_alloc(s);
-    if (st) s->is_setup = 0;
-    return st;
-  }
+  if (s->is_setup && changed && s->method->type == SPS_SOLVER_GMRES)
+    return rebuild_after_setup(s, 0);
   return SPS_SUCCESS;
 }
 
@@ -282,12 +277,7 @@ sps_status sps_solver_set_history(sps_solver *s, int enable)
 {
   if (!s) return SPS_ERR_ARGUMENT;
   s->history_on = enable != 0;
-  if (s->is_setup) {
-    sps_status st = history_alloc(s);
-    if (!st) st = work_alloc(s);
-    if (st) s->is_setup = 0;
-    return st;
-  }
+  if (s->is_setup) return rebuild_after_setup(s, 1);
   return SPS_SUCCESS;
 }
 
