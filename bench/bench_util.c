@@ -300,6 +300,17 @@ int bench_parse_int(const char *s, int *v)
   return 0;
 }
 
+int bench_parse_ones_random(const char *s, int *random)
+{
+  if (s && strcmp(s, "ones") == 0)
+    *random = 0;
+  else if (s && strcmp(s, "random") == 0)
+    *random = 1;
+  else
+    return 1;
+  return 0;
+}
+
 int bench_parse_double(const char *s, double *v)
 {
   if (!s || !*s) return 1;

@@ -96,13 +96,7 @@ static int parse_options(int argc, char **argv, options *o)
     } else if (strcmp(a, "--maxit") == 0) {
       bad = bench_parse_int(v, &o->maxit), i++;
     } else if (strcmp(a, "--rhs") == 0) {
-      i++;
-      if (strcmp(v, "ones") == 0)
-        o->rhs_random = 0;
-      else if (strcmp(v, "random") == 0)
-        o->rhs_random = 1;
-      else
-        bad = 1;
+      bad = bench_parse_ones_random(v, &o->rhs_random), i++;
     } else {
       bad = 1;
     }

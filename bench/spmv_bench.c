@@ -112,13 +112,7 @@ static int parse_options(int argc, char **argv, options *o)
     } else if (strcmp(a, "--batch") == 0) {
       bad = bench_parse_int(v, &batch), i++;
     } else if (strcmp(a, "--x") == 0) {
-      i++;
-      if (strcmp(v, "ones") == 0)
-        o->x_random = 0;
-      else if (strcmp(v, "random") == 0)
-        o->x_random = 1;
-      else
-        bad = 1;
+      bad = bench_parse_ones_random(v, &o->x_random), i++;
     } else {
       bad = 1;
     }
