@@ -287,6 +287,32 @@ static sps_status cu_gmres_store_z(sps_context *ctx, int64_t n, const double *z,
   return SPS_SUCCESS;
 }
 
+/* The fused cycle: one cluster (sm_90 and later), small n and m, int32 row offsets. */
+static int fused_shape_ok(sps_context *ctx, const sps_matrix *A, int m)
+{
+  const struct sps_cuda_state *cs = sps_cuda(ctx);
+  return cs->gmres_cluster && A && A->nrows == A->ncols && A->d_rowptr32 && A->rowptr &&
+         sps_cuda_gmres_cluster_fits(A->nrows, m);
+}
+
+/* ... and the long rows of each block fit its segment list: one pass over the row offsets,
+ * so the solver asks once, at setup. */
+static int cu_gmres_fused_fits(sps_context *ctx, const sps_matrix *A, int m)
+{
+  return fused_shape_ok(ctx, A, m) && sps_cuda_gmres_fused_segments_fit(A->nrows, A->rowptr);
+}
+
+static sps_status cu_gmres_fused(sps_context *ctx, const sps_matrix *A, int m, double *V,
+                                 int64_t ldv, double *w, sps_gmres_state *S, int count)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  SPS_CHECK_ARG(ctx, fused_shape_ok(ctx, A, m), "A and m (too large for the fused cycle)");
+  SPS_CHECK_ARG(ctx, count >= 0, "count");
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_gmres_cycle_cluster(cs->stream, A->nrows, m, A->d_rowptr32,
+                                                    A->d_colind, A->d_values, V, ldv, w, S, count));
+  return SPS_SUCCESS;
+}
+
 static sps_status cu_bicgstab_step_a(sps_context *ctx, int64_t n, const double *r0hat,
                                      const double *v, const double *r, double *s,
                                      sps_bicgstab_state *S)
@@ -380,6 +406,8 @@ const sps_backend sps_backend_cuda = {
     .gmres_arnoldi = cu_gmres_arnoldi,
     .gmres_update = cu_gmres_update,
     .gmres_store_z = cu_gmres_store_z,
+    .gmres_fused_fits = cu_gmres_fused_fits,
+    .gmres_fused = cu_gmres_fused,
     .bicgstab_step_a = cu_bicgstab_step_a,
     .bicgstab_step_b = cu_bicgstab_step_b,
     .bicgstab_direction = cu_bicgstab_direction,

@@ -90,17 +90,27 @@ cudaError_t sps_cuda_gmres_start(cudaStream_t s, unsigned max_blocks, int64_t n,
 cudaError_t sps_cuda_gmres_arnoldi(cudaStream_t s, unsigned max_blocks, int64_t n, int m,
                                    double *V, int64_t ldv, double *w, double *vcur,
                                    sps_gmres_state *S, unsigned *ticket);
-/* Whether the single-cluster Arnoldi kernel was compiled for sm_90 or later and the current device can run its cluster of 16 blocks, and whether one
- * step fits it (n and m small). */
-int sps_cuda_gmres_cluster_built(void);
-int sps_cuda_gmres_cluster_fits(int64_t n, int m);
-cudaError_t sps_cuda_gmres_arnoldi_cluster(cudaStream_t s, int64_t n, int m, double *V,
-                                           int64_t ldv, double *w, double *vcur,
-                                           sps_gmres_state *S);
 cudaError_t sps_cuda_gmres_update(cudaStream_t s, unsigned max_blocks, int64_t n, int m,
                                   const double *V, int64_t ldv, sps_gmres_state *S, double *u);
 cudaError_t sps_cuda_gmres_store_z(cudaStream_t s, unsigned max_blocks, int64_t n, const double *z,
                                    double *Z, int64_t ldz, const sps_gmres_state *S);
+
+/* Launchers of core/cuda/gmres_cluster.cu (GMRES(m) steps in one thread-block cluster, small n).
+ * built: both kernels were compiled for sm_90 or later and this device runs a cluster of 16
+ * blocks; fits: n and m are small enough. arnoldi_cluster is gmres_arnoldi's step;
+ * cycle_cluster runs up to count inner iterations without a preconditioner, each w = A v_j
+ * from the int32 CSR arrays (w: n doubles of scratch), until the status leaves RUNNING; it
+ * needs fused_segments_fit (on the host row offsets: the long rows of each block fit its
+ * list) as well as fits. */
+int sps_cuda_gmres_cluster_built(void);
+int sps_cuda_gmres_cluster_fits(int64_t n, int m);
+int sps_cuda_gmres_fused_segments_fit(int64_t n, const int64_t *rowptr);
+cudaError_t sps_cuda_gmres_arnoldi_cluster(cudaStream_t s, int64_t n, int m, double *V,
+                                           int64_t ldv, double *w, double *vcur,
+                                           sps_gmres_state *S);
+cudaError_t sps_cuda_gmres_cycle_cluster(cudaStream_t s, int64_t n, int m, const int32_t *rowptr,
+                                         const int32_t *colind, const double *values, double *V,
+                                         int64_t ldv, double *w, sps_gmres_state *S, int count);
 
 /* Launchers of core/cuda/bicgstab_steps.cu (fused BiCGSTAB steps, scalars on the device). */
 cudaError_t sps_cuda_bicgstab_step_a(cudaStream_t st, unsigned max_blocks, int64_t n,

@@ -140,6 +140,15 @@ typedef struct sps_backend {
    *                    issued (or captured) work serves every j; returns at once when the
    *                    status is not RUNNING. gmres_update with Z in place of V then forms
    *                    u = Z_k y. Optional (without it flexible GMRES runs host-driven)
+   *   gmres_fused_fits 1 when gmres_fused can run A with restart m (optional; may look at
+   *                    every row, so asked once, at setup: gmres_fused requires it)
+   *   gmres_fused      up to count inner iterations without a preconditioner, each
+   *                    w <- A v_j computed inside from A's CSR arrays, rounded as csr-scalar
+   *                    rounds it (compensated row sums), then gmres_arnoldi's step; stops
+   *                    early when the status leaves RUNNING. Issued instead of count rounds of
+   *                    SpMV and gmres_arnoldi (the same bits: the solver uses it only with an
+   *                    SpMV variant that rounds like csr-scalar). w: n doubles of scratch;
+   *                    vcur is not written. Optional
    */
   sps_status (*gmres_workspace)(sps_context *ctx, int64_t n, int m, size_t *ndoubles);
   sps_status (*gmres_start)(sps_context *ctx, int64_t n, const double *r, double *V, double *vcur,
@@ -150,6 +159,9 @@ typedef struct sps_backend {
                              sps_gmres_state *S, double *u);
   sps_status (*gmres_store_z)(sps_context *ctx, int64_t n, const double *z, double *Z, int64_t ldz,
                               const sps_gmres_state *S);
+  int (*gmres_fused_fits)(sps_context *ctx, const sps_matrix *A, int m);
+  sps_status (*gmres_fused)(sps_context *ctx, const sps_matrix *A, int m, double *V, int64_t ldv,
+                            double *w, sps_gmres_state *S, int count);
   /*
    * Device-driven BiCGSTAB steps (struct sps_bicgstab_state), right preconditioned: with
    * phat = M^-1 p, v = A phat, shat = M^-1 s, t = A shat issued by the solver in between,

@@ -26,6 +26,7 @@ libspsolve_la_SOURCES += \
 	%reldir%/cuda/blas_kernels.cu \
 	%reldir%/cuda/cg_steps.cu \
 	%reldir%/cuda/gmres_steps.cu \
+	%reldir%/cuda/gmres_cluster.cu \
 	%reldir%/cuda/bicgstab_steps.cu
 endif
 EXTRA_DIST += %reldir%/cuda_state.h %reldir%/cuda/reduce.cuh

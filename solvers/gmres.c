@@ -51,7 +51,10 @@
  * the state once per batch; a step that finds the state stopped does nothing, so the count is
  * exact. At the end of a cycle gmres_update forms u = V_k y, x += M^-1 u (flexible:
  * u = Z_k y, x += u), the true residual decides, and gmres_start opens the next cycle. The
- * residual history is written on the device and downloaded at the end. The host-driven loop below
+ * residual history is written on the device and downloaded at the end. Without a preconditioner,
+ * where the backend has gmres_fused for this matrix (the CUDA backend: one thread-block cluster,
+ * small n) and the SpMV variant rounds like csr-scalar, a whole batch is one gmres_fused call
+ * that forms w = A v_j itself with the same bits, so no graph is captured. The host-driven loop below
  * (scalars on the host, one reduction read back per Gram-Schmidt pass) is kept only as the
  * fallback: for MGS, whose j+1 sequential reductions the device steps do not implement, for a
  * backend without the GMRES steps (or, flexible, without gmres_store_z), and for a restart the
@@ -70,6 +73,7 @@
 typedef struct gmres_work {
   int m;
   int device; /* 1: the device-driven CGS2 cycle; 0: the host-driven fallback */
+  int fused;  /* device-driven with gmres_fused: the SpMV inside the backend's steps */
   double *V;  /* n x (m+1), column-major with leading dimension n: the Krylov basis */
   double *Z;  /* n x m, leading dimension n: z_j = M_j^-1 v_j (flexible with a preconditioner) */
   double *z;  /* M^-1 v, then M^-1 u (NULL without preconditioner; host path: NULL when flexible) */
@@ -187,7 +191,11 @@ static sps_status gmres_setup_device(sps_solver *s, gmres_work *gw, size_t nwork
   h->history = nhist ? h->work + nwork : NULL;
   h->happy_tol = GMRES_HAPPY_TOL;
   h->m = gw->m;
-  if (be->graph_begin && s->n > 0) {
+  /* The fused steps form A v_j themselves as csr-scalar rounds it: only where the plan's
+   * variant gives the same bits, and without a preconditioner. */
+  gw->fused = sps_precond_is_identity(s->pc) && be->gmres_fused && be->gmres_fused_fits &&
+              be->gmres_fused_fits(ctx, s->A, gw->m) && sps_spmv_plan_rounds_like_csr(s->plan);
+  if (be->graph_begin && s->n > 0 && !gw->fused) {
     /* The steps read j and the scalars from the state, so one captured iteration serves all. */
     SPS_CHECK(be->graph_begin(ctx));
     st = gmres_issue(s, gw);
@@ -279,6 +287,9 @@ static sps_status gmres_cycle_end(sps_solver *s, gmres_work *gw, const double *b
   }
   sps_reason reason;
   SPS_CHECK(sps_solver_confirm(s, b, x, s->r, rnorm, &reason));
+  /* x changes again only in a later cycle, which ends with its own confirmation. */
+  s->res_abs = *rnorm;
+  s->res_known = 1;
   if (reason != SPS_REASON_NONE) {
     s->reason = reason;
     return SPS_SUCCESS;
@@ -336,8 +347,11 @@ static sps_status gmres_solve_device(sps_solver *s, const double *b, double *x, 
     if (len < 1) len = 1;
     const int it0 = h.it;
     const double rnorm_batch = rnorm;
-    SPS_CHECK(
-        sps_solver_issue_batch(s, gw->graph4, GMRES_GRAPH_ITERATIONS, len, gmres_issue_one, gw));
+    if (gw->fused)
+      SPS_CHECK(be->gmres_fused(ctx, s->A, gw->m, gw->V, s->n, gw->w, gw->S, len));
+    else
+      SPS_CHECK(sps_solver_issue_batch(s, gw->graph4, GMRES_GRAPH_ITERATIONS, len,
+                                       gmres_issue_one, gw));
     SPS_CHECK(be->download(ctx, &h, gw->S, sizeof h));
     rnorm = h.resid;
     if (monitor_every > 0 && h.it > monitored && h.it % monitor_every == 0) {
@@ -480,6 +494,8 @@ static sps_status gmres_solve_host(sps_solver *s, const double *b, double *x, do
     /* The true residual starts the next cycle or confirms convergence. */
     sps_reason reason;
     SPS_CHECK(sps_solver_confirm(s, b, x, r, &beta, &reason));
+    s->res_abs = beta;
+    s->res_known = 1;
     if (reason != SPS_REASON_NONE) {
       s->reason = reason;
       break;

@@ -366,6 +366,7 @@ sps_status sps_solver_solve(sps_solver *s, const sps_vector *b, sps_vector *x)
   s->iterations = 0;
   s->history_count = 0;
   s->res_abs = s->res_rel = 0.0;
+  s->res_known = 0;
   SPS_CHECK(ctx->be->nrm2(ctx, s->n, b->data, &s->bnorm));
   s->tol = fmax(s->rtol * s->bnorm, s->atol);
   if (s->bnorm == 0.0) {
@@ -381,7 +382,7 @@ sps_status sps_solver_solve(sps_solver *s, const sps_vector *b, sps_vector *x)
     else if ((s->reason = sps_solver_test(s, rnorm0)) == SPS_REASON_NONE) {
       SPS_CHECK(s->method->solve(s, b->data, x->data, rnorm0));
     }
-    SPS_CHECK(sps_solver_residual(s, b->data, x->data, s->r, &s->res_abs));
+    if (!s->res_known) SPS_CHECK(sps_solver_residual(s, b->data, x->data, s->r, &s->res_abs));
     s->res_rel = s->res_abs / s->bnorm;
   }
   SPS_CHECK(ctx->be->synchronize(ctx));

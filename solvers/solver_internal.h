@@ -77,6 +77,8 @@ struct sps_solver {
   int iterations;
   int history_count;
   double res_abs, res_rel;
+  int res_known; /* a method sets it (and res_abs) when its last sps_solver_confirm() was on the
+                    final x, so the driver need not recompute ||b - Ax|| */
   double setup_seconds, solve_seconds;
 };
 

@@ -168,6 +168,7 @@ const sps_spmv_variant sps_spmv_variant_blockwise = {
     .kind = SPS_SPMV_BLOCKWISE,
     .on_cpu = 1,
     .on_cuda = 1,
+    .rounds_like_csr = 1,
     .setup = blockwise_setup,
     .apply = blockwise_apply,
     .destroy = blockwise_destroy,

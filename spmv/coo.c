@@ -57,6 +57,7 @@ const sps_spmv_variant sps_spmv_variant_coo = {
     .kind = SPS_SPMV_COO,
     .on_cpu = 1,
     .on_cuda = 1,
+    .rounds_like_csr = 0,
     .setup = coo_setup,
     .apply = coo_apply,
     .destroy = coo_destroy,

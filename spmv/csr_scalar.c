@@ -37,6 +37,7 @@ const sps_spmv_variant sps_spmv_variant_csr_scalar = {
     .kind = SPS_SPMV_CSR_SCALAR,
     .on_cpu = 1,
     .on_cuda = 1,
+    .rounds_like_csr = 1,
     .setup = csr_scalar_setup,
     .apply = csr_scalar_apply,
     .destroy = csr_scalar_destroy,

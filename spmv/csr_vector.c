@@ -43,6 +43,7 @@ const sps_spmv_variant sps_spmv_variant_csr_vector = {
     .kind = SPS_SPMV_CSR_VECTOR,
     .on_cpu = 1,
     .on_cuda = 1,
+    .rounds_like_csr = 1,
     .setup = csr_vector_setup,
     .apply = csr_vector_apply,
     .destroy = csr_vector_destroy,

@@ -123,6 +123,7 @@ const sps_spmv_variant sps_spmv_variant_cusparse = {
     .kind = SPS_SPMV_CUSPARSE,
     .on_cpu = 0,
     .on_cuda = 1,
+    .rounds_like_csr = 0,
     .setup = cusparse_setup,
     .apply = cusparse_apply,
     .destroy = cusparse_destroy,

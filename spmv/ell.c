@@ -111,6 +111,7 @@ const sps_spmv_variant sps_spmv_variant_ell = {
     .kind = SPS_SPMV_ELL,
     .on_cpu = 1,
     .on_cuda = 1,
+    .rounds_like_csr = 1,
     .setup = ell_setup,
     .apply = ell_apply,
     .destroy = ell_destroy,

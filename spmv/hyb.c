@@ -144,6 +144,7 @@ const sps_spmv_variant sps_spmv_variant_hyb = {
     .kind = SPS_SPMV_HYB,
     .on_cpu = 1,
     .on_cuda = 1,
+    .rounds_like_csr = 0,
     .setup = hyb_setup,
     .apply = hyb_apply,
     .destroy = hyb_destroy,

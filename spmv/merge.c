@@ -93,6 +93,7 @@ const sps_spmv_variant sps_spmv_variant_merge = {
     .kind = SPS_SPMV_MERGE,
     .on_cpu = 1,
     .on_cuda = 1,
+    .rounds_like_csr = 1,
     .setup = merge_setup,
     .apply = merge_apply,
     .destroy = merge_destroy,

@@ -227,6 +227,11 @@ sps_status sps_spmv_apply(sps_spmv_plan *plan, double alpha, const sps_vector *x
   return sps_spmv_apply_raw(plan, alpha, x->data, beta, y->data);
 }
 
+int sps_spmv_plan_rounds_like_csr(const sps_spmv_plan *plan)
+{
+  return plan && plan->is_setup && plan->variant && plan->variant->rounds_like_csr;
+}
+
 sps_status sps_spmv_plan_get_kind(const sps_spmv_plan *plan, sps_spmv_kind *kind, int *tpr)
 {
   if (!plan) return SPS_ERR_ARGUMENT;

@@ -20,6 +20,10 @@ typedef struct sps_spmv_variant {
   sps_spmv_kind kind;
   int on_cpu;  /* available on the CPU backend */
   int on_cuda; /* available on the CUDA backend */
+  /* 1 when apply gives csr-scalar's bits (compensated row sums, bar rare ties), so that a
+   * solver may form A x another way with the same rounding (the fused GMRES cycle); 0 for the
+   * variants whose sums depend on atomics or a library's order. */
+  int rounds_like_csr;
   sps_status (*setup)(sps_spmv_plan *plan);
   sps_status (*apply)(sps_spmv_plan *plan, double alpha, const double *x, double beta, double *y);
   void (*destroy)(sps_spmv_plan *plan);
@@ -38,6 +42,9 @@ struct sps_spmv_plan {
 
 /* The registry (spmv/plan.c): the variant of a kind, or NULL when not built. */
 const sps_spmv_variant *sps_spmv_variant_get(sps_spmv_kind kind);
+
+/* The plan's variant rounds like csr-scalar (sps_spmv_variant.rounds_like_csr); 0 before setup. */
+int sps_spmv_plan_rounds_like_csr(const sps_spmv_plan *plan);
 
 /* The rule for AUTO (seed 000): a variant and its threads per row from row statistics. */
 sps_spmv_kind sps_spmv_auto_choose(const sps_matrix *A, sps_device_kind device,

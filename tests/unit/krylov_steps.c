@@ -127,6 +127,46 @@ static csr make_identity(int64_t n)
   return A;
 }
 
+/*
+ * Rows of every kind the fused GMRES cycle treats differently: most of 3 entries (-1, 4, -1
+ * around the diagonal), rows i = 5 (mod 97) of 34 to 1400 entries spread over the columns
+ * (summed by a whole warp), rows i = 6 and 7 (mod 97) of exactly 32 and 33 entries (the
+ * thread/warp threshold), rows i = 8 (mod 97) empty. Off-diagonal values random in (-0.05, 0.05).
+ */
+static csr make_longrows(int64_t n, uint64_t seed)
+{
+  sps_rng rng = {seed};
+  const int64_t cap = 3 * n + (n / 97 + 1) * (1400 + 32 + 33);
+  csr A = {n, xmalloc((size_t)(n + 1) * sizeof(int64_t)), xmalloc((size_t)cap * sizeof(int32_t)),
+           xmalloc((size_t)cap * sizeof(double))};
+  int64_t k = 0;
+  A.rowptr[0] = 0;
+  for (int64_t i = 0; i < n; i++) {
+    const int64_t kind = i % 97;
+    int64_t len = kind == 5 ? 34 + (i * 131) % 1367 : kind == 6 ? 32 : kind == 7 ? 33 : 0;
+    if (len > n) len = n;
+    if (kind == 8) {
+      /* empty row */
+    } else if (len > 0) {
+      /* len increasing distinct columns, one in each of len equal strides */
+      const int64_t stride = n / len;
+      for (int64_t q = 0; q < len; q++) {
+        const int64_t c = q * stride + (int64_t)(sps_rng_next(&rng) % (uint64_t)stride);
+        A.colind[k] = (int32_t)c;
+        A.val[k++] = c == i ? 4.0 : 0.05 * sps_rng_uniform(&rng);
+      }
+    } else {
+      for (int64_t c = i - 1; c <= i + 1; c++)
+        if (c >= 0 && c < n) {
+          A.colind[k] = (int32_t)c;
+          A.val[k++] = c == i ? 4.0 : -1.0 + 0.1 * sps_rng_uniform(&rng);
+        }
+    }
+    A.rowptr[i + 1] = k;
+  }
+  return A;
+}
+
 static void random_vector(double *x, int64_t n, uint64_t seed)
 {
   sps_rng rng = {seed};
@@ -1027,6 +1067,180 @@ static void test_gmres_store_z(sps_context *ctx, const char *tag)
   csr_free(&A);
 }
 
+/* Host copies of two GMRES runs equal bit for bit: state, H, R, g, the history so far and the
+ * basis vectors written (V(:, 0:j); later columns hold what the allocation left). */
+static int gm_same_bits(const gm *a, const gm *b)
+{
+  const size_t ldh = (size_t)a->m + 1, d = sizeof(double);
+  return a->s.status == b->s.status && a->s.it == b->s.it && a->s.j == b->s.j &&
+         memcmp(&a->s.resid, &b->s.resid, d) == 0 && memcmp(&a->s.hnext, &b->s.hnext, d) == 0 &&
+         memcmp(a->hH, b->hH, ldh * (size_t)a->m * d) == 0 &&
+         memcmp(a->hR, b->hR, ldh * (size_t)a->m * d) == 0 && memcmp(a->hg, b->hg, ldh * d) == 0 &&
+         memcmp(a->hV, b->hV, (size_t)a->n * (size_t)(a->s.j + 1) * d) == 0 &&
+         memcmp(a->hhist, b->hhist, (size_t)(a->s.it + 1) * d) == 0;
+}
+
+/* CPU inner iterations as the unfused solver issues them: w = A vcur by the compensated
+ * csr-scalar SpMV, then gmres_arnoldi, until the status leaves RUNNING. */
+static void gm_run_plan(gm *G, sps_spmv_plan *plan, int limit)
+{
+  sps_context *ctx = G->ctx;
+  for (int k = 0; k < limit; k++) {
+    gm_read_state(G);
+    if (G->s.status != SPS_GMRES_RUNNING) return;
+    must(ctx, sps_spmv_apply_raw(plan, 1.0, G->vcur, 0.0, G->w), "spmv");
+    must(ctx, ctx->be->gmres_arnoldi(ctx, G->n, G->m, G->V, G->n, G->w, G->vcur, G->S),
+         "gmres_arnoldi");
+  }
+  gm_read_state(G);
+}
+
+/*
+ * The fused cycle (gmres_fused: the SpMV inside the backend's steps) against the CPU's SpMV
+ * (csr-scalar, compensated sums) and gmres_arnoldi, to the bit: a cycle of m = 30 issued in runs
+ * of 1, 7 and 100 inner iterations (so x comes both from V, on a run's first step, and from
+ * the previous step's w), a second cycle from the true residual in one run (which must stop
+ * at CYCLE_END), and, with tol > 0, a stop on the tolerance inside a run at the CPU's
+ * iteration. The matrix has long rows (the warp's path), rows of 32 and 33 entries and empty
+ * rows.
+ */
+static void test_gmres_fused(sps_context *cpu, sps_context *gpu, int64_t n)
+{
+  const int m = 30;
+  const sps_backend *be = gpu->be;
+  csr A = make_longrows(n, 61);
+  const size_t bytes = (size_t)n * sizeof(double);
+  double *r0 = xmalloc(bytes), *r1 = xmalloc(bytes), *au = xmalloc(bytes);
+  random_vector(r0, n, 62);
+  sps_matrix *Mc = NULL, *Mg = NULL;
+  sps_spmv_plan *plan = NULL;
+  must(cpu, sps_matrix_create_csr(cpu, &Mc, n, n, A.rowptr, A.colind, A.val), "matrix (cpu)");
+  must(gpu, sps_matrix_create_csr(gpu, &Mg, n, n, A.rowptr, A.colind, A.val), "matrix (cuda)");
+  must(cpu, sps_spmv_plan_create(cpu, &plan, Mc, SPS_SPMV_CSR_SCALAR), "plan");
+  must(cpu, sps_spmv_plan_setup(plan), "plan setup");
+  if (!sps_ok(be->gmres_fused_fits(gpu, Mg, m), "cuda gmres_fused runs n = %lld, m = %d",
+              (long long)n, m))
+    goto done;
+  double tol_stop = 0.0;
+  for (int pass = 0; pass < 2; pass++) {
+    /* pass 0: tol 0, two whole cycles; pass 1: tol = pass 0's estimate at iteration 12, so the
+     * run of 7 from iteration 1 stops at 8 and the next run stops inside at 12 */
+    const double tol = pass == 0 ? 0.0 : tol_stop;
+    gm C, G;
+    gm_init(&C, cpu, n, m, 200, tol);
+    gm_init(&G, gpu, n, m, 200, tol);
+    gm_start(&C, r0);
+    gm_start(&G, r0);
+    gm_run_plan(&C, plan, m + 5);
+    const int runs[3] = {1, 7, 100};
+    int launches = 0;
+    for (int q = 0; q < 3; q++) {
+      gm_read_state(&G);
+      if (G.s.status != SPS_GMRES_RUNNING) break;
+      must(gpu, be->gmres_fused(gpu, Mg, m, G.V, n, G.w, G.S, runs[q]), "gmres_fused");
+      launches++;
+    }
+    gm_update(&C);
+    gm_update(&G);
+    gm_read_all(&C);
+    gm_read_all(&G);
+    const double du = max_abs_diff(C.hu, G.hu, n) / max_abs(C.hu, n);
+    if (pass == 0) {
+      tol_stop = C.hhist[12];
+      sps_ok(C.s.status == SPS_GMRES_CYCLE_END && gm_same_bits(&C, &G) && du <= 1e-12,
+             "cuda gmres_fused n = %lld: a cycle in %d runs (1, 7, rest) equals the CPU's SpMV + "
+             "arnoldi to the bit (status %d/%d, it %d/%d; u within %.1e)",
+             (long long)n, launches, G.s.status, C.s.status, G.s.it, C.s.it, du);
+      /* The second cycle from r1 = r0 - A u (the CPU's u for both), in one run. */
+      csr_matvec(&A, C.hu, au);
+      for (int64_t i = 0; i < n; i++)
+        r1[i] = r0[i] - au[i];
+      gm_start(&C, r1);
+      gm_start(&G, r1);
+      gm_run_plan(&C, plan, m + 5);
+      must(gpu, be->gmres_fused(gpu, Mg, m, G.V, n, G.w, G.S, m + 5), "gmres_fused");
+      gm_read_all(&C);
+      gm_read_all(&G);
+      sps_ok(G.s.status == SPS_GMRES_CYCLE_END && G.s.j == m && G.s.it == 2 * m &&
+                 gm_same_bits(&C, &G),
+             "cuda gmres_fused n = %lld: a second cycle in one run of %d stops at CYCLE_END "
+             "(j %d, it %d) and equals the CPU's to the bit",
+             (long long)n, m + 5, G.s.j, G.s.it);
+      /* A run after the cycle ended changes nothing. */
+      must(gpu, be->gmres_fused(gpu, Mg, m, G.V, n, G.w, G.S, 3), "gmres_fused");
+      gm_read_all(&G);
+      sps_ok(gm_same_bits(&C, &G), "cuda gmres_fused n = %lld: a run after CYCLE_END is a no-op",
+             (long long)n);
+    } else {
+      sps_ok(C.s.status == SPS_GMRES_CONVERGED && C.s.it == 12 && gm_same_bits(&C, &G) &&
+                 du <= 1e-12,
+             "cuda gmres_fused n = %lld: CONVERGED inside a run at the CPU's iteration "
+             "(it %d/%d) with the same bits",
+             (long long)n, G.s.it, C.s.it);
+    }
+    gm_free(&C);
+    gm_free(&G);
+  }
+done:
+  sps_spmv_plan_destroy(&plan);
+  sps_matrix_destroy(&Mc);
+  sps_matrix_destroy(&Mg);
+  csr_free(&A);
+  free(r0);
+  free(r1);
+  free(au);
+}
+
+/* Identity of order n with rows 0..dense-1 full (n entries each). */
+static csr make_dense_rows(int64_t n, int64_t dense)
+{
+  const int64_t nnz = n + dense * (n - 1);
+  csr A = {n, xmalloc((size_t)(n + 1) * sizeof(int64_t)), xmalloc((size_t)nnz * sizeof(int32_t)),
+           xmalloc((size_t)nnz * sizeof(double))};
+  int64_t k = 0;
+  A.rowptr[0] = 0;
+  for (int64_t i = 0; i < n; i++) {
+    for (int64_t c = 0; c < n; c++)
+      if (c == i || i < dense) {
+        A.colind[k] = (int32_t)c;
+        A.val[k++] = c == i ? 1.0 : 1e-3;
+      }
+    A.rowptr[i + 1] = k;
+  }
+  return A;
+}
+
+/*
+ * Where gmres_fused does not apply: n above one cluster's rows, m above its limit, long rows
+ * of one block cut into more segments than its list holds (9 full rows of 16384 entries: 1152
+ * segments of 128 against 1024; 8 full rows fit), a CPU context.
+ */
+static void test_gmres_fused_limits(sps_context *cpu, sps_context *gpu)
+{
+  csr A = make_convdiff(16385, 71), As = make_convdiff(16384, 72);
+  csr D9 = make_dense_rows(16384, 9), D8 = make_dense_rows(16384, 8);
+  sps_matrix *M = NULL, *Ms = NULL, *M9 = NULL, *M8 = NULL;
+  must(gpu, sps_matrix_create_csr(gpu, &M, A.n, A.n, A.rowptr, A.colind, A.val), "matrix");
+  must(gpu, sps_matrix_create_csr(gpu, &Ms, As.n, As.n, As.rowptr, As.colind, As.val), "matrix");
+  must(gpu, sps_matrix_create_csr(gpu, &M9, D9.n, D9.n, D9.rowptr, D9.colind, D9.val), "matrix");
+  must(gpu, sps_matrix_create_csr(gpu, &M8, D8.n, D8.n, D8.rowptr, D8.colind, D8.val), "matrix");
+  sps_ok(!gpu->be->gmres_fused_fits(gpu, M, 30) && !gpu->be->gmres_fused_fits(gpu, Ms, 65) &&
+             gpu->be->gmres_fused_fits(gpu, Ms, 64) && !cpu->be->gmres_fused &&
+             !cpu->be->gmres_fused_fits,
+         "gmres_fused: refused for n = 16385 or m = 65, taken for n = 16384 and m = 64, absent on "
+         "the CPU");
+  sps_ok(!gpu->be->gmres_fused_fits(gpu, M9, 30) && gpu->be->gmres_fused_fits(gpu, M8, 30),
+         "gmres_fused: refused with 9 full rows in one block (1152 segments), taken with 8");
+  sps_matrix_destroy(&M);
+  sps_matrix_destroy(&Ms);
+  sps_matrix_destroy(&M9);
+  sps_matrix_destroy(&M8);
+  csr_free(&A);
+  csr_free(&As);
+  csr_free(&D9);
+  csr_free(&D8);
+}
+
 static void run_all(sps_context *ctx, const char *tag)
 {
   const sps_backend *be = ctx->be;
@@ -1057,6 +1271,19 @@ int main(void)
     run_all(gpu, "cuda");
     test_cuda_vs_cpu(cpu, gpu, 20001);
     test_cuda_vs_cpu(cpu, gpu, 3000);
+    /* The fused cycle needs thread-block clusters: sm_90 and later. */
+    char name[256] = "";
+    const char *sm = NULL;
+    if (sps_context_get_device_name(gpu, name, sizeof name) == SPS_SUCCESS)
+      sm = strstr(name, "sm_");
+    if (!sm || atoi(sm + 3) < 90) {
+      sps_diag("device %s has no thread-block clusters: gmres_fused not tested", name);
+    } else {
+      test_gmres_fused(cpu, gpu, 1000);
+      test_gmres_fused(cpu, gpu, 5003);
+      test_gmres_fused(cpu, gpu, 16384);
+      test_gmres_fused_limits(cpu, gpu);
+    }
     sps_context_destroy(&gpu);
   }
   sps_context_destroy(&cpu);
