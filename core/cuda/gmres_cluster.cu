@@ -57,7 +57,7 @@ constexpr int kClusterMaxM = 64;
 /* Fused SpMV: the longest row a thread sums alone; longer rows are cut into segments of
  * kSegment entries, at most kMaxSegments in a block, that the block's warps share. */
 constexpr int kThreadRowMax = 32;
-constexpr int kLongChunk = 4;
+constexpr int kLongChunk = 2;
 constexpr int kSegment = 32 * kLongChunk;
 constexpr int kMaxSegments = 1024;
 

@@ -1212,13 +1212,13 @@ static csr make_dense_rows(int64_t n, int64_t dense)
 
 /*
  * Where gmres_fused does not apply: n above one cluster's rows, m above its limit, long rows
- * of one block cut into more segments than its list holds (9 full rows of 16384 entries: 1152
- * segments of 128 against 1024; 8 full rows fit), a CPU context.
+ * of one block cut into more segments than its list holds (5 full rows of 16384 entries: 1280
+ * segments of 64 against 1024; 4 full rows fit), a CPU context.
  */
 static void test_gmres_fused_limits(sps_context *cpu, sps_context *gpu)
 {
   csr A = make_convdiff(16385, 71), As = make_convdiff(16384, 72);
-  csr D9 = make_dense_rows(16384, 9), D8 = make_dense_rows(16384, 8);
+  csr D9 = make_dense_rows(16384, 5), D8 = make_dense_rows(16384, 4);
   sps_matrix *M = NULL, *Ms = NULL, *M9 = NULL, *M8 = NULL;
   must(gpu, sps_matrix_create_csr(gpu, &M, A.n, A.n, A.rowptr, A.colind, A.val), "matrix");
   must(gpu, sps_matrix_create_csr(gpu, &Ms, As.n, As.n, As.rowptr, As.colind, As.val), "matrix");
@@ -1230,7 +1230,7 @@ static void test_gmres_fused_limits(sps_context *cpu, sps_context *gpu)
          "gmres_fused: refused for n = 16385 or m = 65, taken for n = 16384 and m = 64, absent on "
          "the CPU");
   sps_ok(!gpu->be->gmres_fused_fits(gpu, M9, 30) && gpu->be->gmres_fused_fits(gpu, M8, 30),
-         "gmres_fused: refused with 9 full rows in one block (1152 segments), taken with 8");
+         "gmres_fused: refused with 5 full rows in one block (1280 segments), taken with 4");
   sps_matrix_destroy(&M);
   sps_matrix_destroy(&Ms);
   sps_matrix_destroy(&M9);
