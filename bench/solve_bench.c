@@ -16,6 +16,7 @@ static const char usage[] =
     "  --precond none|jacobi (default none)\n"
     "  --rtol R              relative tolerance (default 1e-8)\n"
     "  --restart M           GMRES restart length (default 30)\n"
+    "  --gmres-fused         GMRES: one fused kernel per batch (sps_solver_set_gmres_fused)\n"
     "  --orthog cgs2|mgs     GMRES orthogonalisation (default cgs2)\n"
     "  --maxit N             maximum iterations, GMRES inner ones (default 10000)\n"
     "  --spmv NAME           SpMV variant (default auto)\n"
@@ -37,7 +38,7 @@ typedef struct options {
   sps_orthog orthog;
   sps_spmv_kind spmv;
   double rtol;
-  int restart, maxit, negate, rhs_random, repeat;
+  int restart, maxit, negate, rhs_random, repeat, gmres_fused;
   size_t copy_bytes;
 } options;
 
@@ -91,6 +92,8 @@ static int parse_options(int argc, char **argv, options *o)
         bad = 1;
     } else if (strcmp(a, "--rtol") == 0) {
       bad = bench_parse_double(v, &o->rtol), i++;
+    } else if (strcmp(a, "--gmres-fused") == 0) {
+      o->gmres_fused = 1;
     } else if (strcmp(a, "--restart") == 0) {
       bad = bench_parse_int(v, &o->restart), i++;
     } else if (strcmp(a, "--maxit") == 0) {
@@ -231,6 +234,7 @@ static void run_solve(sps_context *ctx, const options *o, const sps_matrix *A, r
   SPS_TRY(sps_solver_set_tolerances(s, o->rtol, 0.0));
   SPS_TRY(sps_solver_set_max_iterations(s, o->maxit));
   SPS_TRY(sps_solver_set_restart(s, o->restart));
+  SPS_TRY(sps_solver_set_gmres_fused(s, o->gmres_fused));
   SPS_TRY(sps_solver_set_orthogonalization(s, o->orthog));
   SPS_TRY(sps_solver_set_precond(s, o->precond));
   SPS_TRY(sps_solver_set_spmv(s, o->spmv, 0));
@@ -354,7 +358,7 @@ int main(int argc, char **argv)
     char c[NCOLS][96], nm[300];
     const char *cells[NCOLS];
     snprintf(nm, sizeof nm, "%s%s", name, o.negate ? "(-A)" : "");
-    snprintf(c[1], 96, "spsolve");
+    snprintf(c[1], 96, "%s", o.gmres_fused && o.solver == SPS_SOLVER_GMRES ? "spsolve-fused" : "spsolve");
     snprintf(c[2], 96, "%s", sps_solver_type_name(o.solver));
     snprintf(c[3], 96, "%s", sps_precond_type_name(o.precond));
     if (o.solver == SPS_SOLVER_GMRES)

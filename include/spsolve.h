@@ -353,6 +353,16 @@ sps_status sps_solver_set_orthogonalization(sps_solver *solver, sps_orthog ortho
  * solver then needs a new setup).
  */
 sps_status sps_solver_set_flexible(sps_solver *solver, int enable);
+/**
+ * GMRES without a preconditioner on a GPU of compute capability 9.0 or later, for n <= 16384
+ * and restart <= 64 (ignored elsewhere; off by default): run each batch of inner iterations
+ * as one kernel in one thread-block cluster that also forms A v_j, with the same bits as the
+ * default path (SpMV variants that round like csr-scalar only). Measured on an H200 it was
+ * faster on some small matrices and slower on others (doc/performance.md), hence opt-in.
+ * A change after setup rebuilds the work space.
+ * @return as sps_solver_set_flexible.
+ */
+sps_status sps_solver_set_gmres_fused(sps_solver *solver, int enable);
 /** Preconditioner; takes effect at the next setup. */
 sps_status sps_solver_set_precond(sps_solver *solver, sps_precond_type precond);
 /** SpMV variant and threads per row (0 = choose); takes effect at the next setup. */

@@ -51,8 +51,8 @@
  * the state once per batch; a step that finds the state stopped does nothing, so the count is
  * exact. At the end of a cycle gmres_update forms u = V_k y, x += M^-1 u (flexible:
  * u = Z_k y, x += u), the true residual decides, and gmres_start opens the next cycle. The
- * residual history is written on the device and downloaded at the end. Without a preconditioner,
- * where the backend has gmres_fused for this matrix (the CUDA backend: one thread-block cluster,
+ * residual history is written on the device and downloaded at the end. When asked
+ * (sps_solver_set_gmres_fused), without a preconditioner, where the backend has gmres_fused for this matrix (the CUDA backend: one thread-block cluster,
  * small n) and the SpMV variant rounds like csr-scalar, a whole batch is one gmres_fused call
  * that forms w = A v_j itself with the same bits, so no graph is captured. The host-driven loop below
  * (scalars on the host, one reduction read back per Gram-Schmidt pass) is kept only as the
@@ -193,7 +193,8 @@ static sps_status gmres_setup_device(sps_solver *s, gmres_work *gw, size_t nwork
   h->m = gw->m;
   /* The fused steps form A v_j themselves as csr-scalar rounds it: only where the plan's
    * variant gives the same bits, and without a preconditioner. */
-  gw->fused = sps_precond_is_identity(s->pc) && be->gmres_fused && be->gmres_fused_fits &&
+  gw->fused = s->gmres_fused && sps_precond_is_identity(s->pc) && be->gmres_fused &&
+              be->gmres_fused_fits &&
               be->gmres_fused_fits(ctx, s->A, gw->m) && sps_spmv_plan_rounds_like_csr(s->plan);
   if (be->graph_begin && s->n > 0 && !gw->fused) {
     /* The steps read j and the scalars from the state, so one captured iteration serves all. */

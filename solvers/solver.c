@@ -249,6 +249,17 @@ sps_status sps_solver_set_flexible(sps_solver *s, int enable)
   return SPS_SUCCESS;
 }
 
+/* The fused cycle replaces the captured graphs, so a change after setup rebuilds the work space. */
+sps_status sps_solver_set_gmres_fused(sps_solver *s, int enable)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  const int changed = s->gmres_fused != (enable != 0);
+  s->gmres_fused = enable != 0;
+  if (s->is_setup && changed && s->method->type == SPS_SOLVER_GMRES)
+    return rebuild_after_setup(s, 0);
+  return SPS_SUCCESS;
+}
+
 sps_status sps_solver_set_precond(sps_solver *s, sps_precond_type precond)
 {
   if (!s) return SPS_ERR_ARGUMENT;

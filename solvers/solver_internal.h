@@ -48,6 +48,7 @@ struct sps_solver {
   int restart;
   sps_orthog orthog;
   int flexible; /* GMRES: keep Z = M^-1 V and update x += Z y (flexible GMRES) */
+  int gmres_fused; /* GMRES: let the backend run batches as one fused kernel (gmres_fused) */
   sps_precond_type precond_type;
   sps_spmv_kind spmv_kind;
   int spmv_threads_per_row;
