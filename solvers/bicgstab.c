@@ -123,15 +123,8 @@ static sps_status bicgstab_setup(sps_solver *s)
   if (s->history_on)
     SPS_TRY(be->malloc(ctx, (void **)&w->history, ((size_t)s->maxit + 1) * sizeof(double),
                        "BiCGSTAB residual history"));
-  if (be->graph_begin && s->n > 0) {
-    /* The steps read only the state in S, so the captured iterations serve every solve. */
-    SPS_TRY(be->graph_begin(ctx));
-    for (int k = 0; k < BICGSTAB_GRAPH_ITERATIONS && st == SPS_SUCCESS; k++)
-      st = bicgstab_issue(s, w);
-    sps_status st_end = be->graph_end(ctx, &w->graph);
-    if (st == SPS_SUCCESS) st = st_end;
-    if (st) goto cleanup;
-  }
+  /* The steps read only the state in S, so the captured iterations serve every solve. */
+  SPS_TRY(sps_solver_capture(s, BICGSTAB_GRAPH_ITERATIONS, bicgstab_issue, w, &w->graph));
 cleanup:
   if (st) bicgstab_destroy(s);
   return st;
@@ -240,10 +233,7 @@ static sps_status bicgstab_solve(sps_solver *s, const double *b, double *x, doub
     }
   }
   s->iterations = h.it;
-  if (w->history && h.it > 0) {
-    SPS_CHECK(be->download(ctx, s->history + 1, w->history + 1, (size_t)h.it * sizeof(double)));
-    s->history_count = h.it + 1;
-  }
+  SPS_CHECK(sps_solver_download_history(s, w->history, h.it));
   return be->copy(ctx, s->n, w->xw, x);
 }
 

@@ -100,15 +100,8 @@ static sps_status cg_setup(sps_solver *s)
   if (s->history_on)
     SPS_TRY(be->malloc(ctx, (void **)&w->history, ((size_t)s->maxit + 1) * sizeof(double),
                        "CG residual history"));
-  if (be->graph_begin && s->n > 0) {
-    /* The steps read only the state in S, so the captured iterations serve every solve. */
-    SPS_TRY(be->graph_begin(ctx));
-    for (int k = 0; k < CG_GRAPH_ITERATIONS && st == SPS_SUCCESS; k++)
-      st = cg_issue(s, w);
-    sps_status st_end = be->graph_end(ctx, &w->graph);
-    if (st == SPS_SUCCESS) st = st_end;
-    if (st) goto cleanup;
-  }
+  /* The steps read only the state in S, so the captured iterations serve every solve. */
+  SPS_TRY(sps_solver_capture(s, CG_GRAPH_ITERATIONS, cg_issue, w, &w->graph));
 cleanup:
   if (st) cg_destroy(s);
   return st;
@@ -195,10 +188,7 @@ static sps_status cg_solve(sps_solver *s, const double *b, double *x, double rno
     }
   }
   s->iterations = h.it;
-  if (w->history && h.it > 0) {
-    SPS_CHECK(be->download(ctx, s->history + 1, w->history + 1, (size_t)h.it * sizeof(double)));
-    s->history_count = h.it + 1;
-  }
+  SPS_CHECK(sps_solver_download_history(s, w->history, h.it));
   return be->copy(ctx, s->n, w->xw, x);
 }
 

@@ -172,7 +172,6 @@ static sps_status gmres_setup_device(sps_solver *s, gmres_work *gw, size_t nwork
   const size_t m = (size_t)gw->m, ldh = m + 1;
   const size_t nhist = s->history_on ? (size_t)s->maxit + 1 : 0;
   const size_t ndense = 2 * ldh * m + 2 * m + ldh + m + nwork + nhist;
-  sps_status st = SPS_SUCCESS;
   SPS_CHECK(sps_solver_vec_alloc(s, &gw->vcur, "GMRES current basis vector"));
   SPS_CHECK(sps_solver_vec_alloc(s, &gw->w, "GMRES A M^-1 v"));
   SPS_CHECK(sps_solver_vec_alloc(s, &gw->u, "GMRES V y"));
@@ -196,20 +195,10 @@ static sps_status gmres_setup_device(sps_solver *s, gmres_work *gw, size_t nwork
   gw->fused = s->gmres_fused && sps_precond_is_identity(s->pc) && be->gmres_fused &&
               be->gmres_fused_fits &&
               be->gmres_fused_fits(ctx, s->A, gw->m) && sps_spmv_plan_rounds_like_csr(s->plan);
-  if (be->graph_begin && s->n > 0 && !gw->fused) {
-    /* The steps read j and the scalars from the state, so one captured iteration serves all. */
-    SPS_CHECK(be->graph_begin(ctx));
-    st = gmres_issue(s, gw);
-    sps_status st_end = be->graph_end(ctx, &gw->graph);
-    if (st == SPS_SUCCESS) st = st_end;
-    if (st) return st;
-    SPS_CHECK(be->graph_begin(ctx));
-    for (int k = 0; k < GMRES_GRAPH_ITERATIONS && st == SPS_SUCCESS; k++)
-      st = gmres_issue(s, gw);
-    st_end = be->graph_end(ctx, &gw->graph4);
-    if (st == SPS_SUCCESS) st = st_end;
-  }
-  return st;
+  if (gw->fused) return SPS_SUCCESS;
+  /* The steps read j and the scalars from the state, so one captured iteration serves all. */
+  SPS_CHECK(sps_solver_capture(s, 1, gmres_issue, gw, &gw->graph));
+  return sps_solver_capture(s, GMRES_GRAPH_ITERATIONS, gmres_issue, gw, &gw->graph4);
 }
 
 /*
@@ -364,11 +353,7 @@ static sps_status gmres_solve_device(sps_solver *s, const double *b, double *x, 
     if (h.status != SPS_GMRES_RUNNING) SPS_CHECK(gmres_cycle_end(s, gw, b, x, &h, &rnorm));
   }
   s->iterations = h.it;
-  if (h.history && h.it > 0) {
-    SPS_CHECK(be->download(ctx, s->history + 1, h.history + 1, (size_t)h.it * sizeof(double)));
-    s->history_count = h.it + 1;
-  }
-  return SPS_SUCCESS;
+  return sps_solver_download_history(s, h.history, h.it);
 }
 
 /* Host-driven fallback: orthogonalise w against V_0..V_j; h[0..j] <- the projections. */

@@ -108,6 +108,31 @@ sps_status sps_solver_confirm(sps_solver *s, const double *b, const double *x, d
   return SPS_SUCCESS;
 }
 
+sps_status sps_solver_capture(sps_solver *s, int iterations,
+                              sps_status (*issue)(sps_solver *s, void *work), void *work,
+                              void **graph)
+{
+  sps_context *ctx = s->ctx;
+  const sps_backend *be = ctx->be;
+  *graph = NULL;
+  if (!be->graph_begin || s->n == 0) return SPS_SUCCESS;
+  SPS_CHECK(be->graph_begin(ctx));
+  sps_status st = SPS_SUCCESS;
+  for (int k = 0; k < iterations && st == SPS_SUCCESS; k++)
+    st = issue(s, work);
+  /* End the capture whatever happened, so the stream is usable again. */
+  const sps_status st_end = be->graph_end(ctx, graph);
+  return st != SPS_SUCCESS ? st : st_end;
+}
+
+sps_status sps_solver_download_history(sps_solver *s, const double *dev, int it)
+{
+  if (!dev || it <= 0) return SPS_SUCCESS;
+  SPS_CHECK(s->ctx->be->download(s->ctx, s->history + 1, dev + 1, (size_t)it * sizeof(double)));
+  s->history_count = it + 1;
+  return SPS_SUCCESS;
+}
+
 sps_status sps_solver_vec_alloc(sps_solver *s, double **v, const char *what)
 {
   return s->ctx->be->malloc(s->ctx, (void **)v, (size_t)s->n * sizeof(double), what);

@@ -122,6 +122,18 @@ int sps_solver_next_batch(const sps_solver *s, int last, double rate, double rno
 sps_status sps_solver_issue_batch(sps_solver *s, void *graph, int per_graph, int count,
                                   sps_status (*issue)(sps_solver *s, void *work), void *work);
 
+/*
+ * Capture `iterations` device-driven iterations (`issue` on `work`) as one graph in *graph.
+ * Leaves *graph NULL, and succeeds, where the backend records no graphs or n = 0.
+ */
+sps_status sps_solver_capture(sps_solver *s, int iterations,
+                              sps_status (*issue)(sps_solver *s, void *work), void *work,
+                              void **graph);
+
+/* s->history[1..it] <- the norms of a history kept in the backend's memory (dev[1..it]), and
+ * the count; nothing when dev is NULL or it = 0. */
+sps_status sps_solver_download_history(sps_solver *s, const double *dev, int it);
+
 /* The observed per-iteration rate of decrease from rnorm `before` to `after` over
  * `iterations`, or 0 when it cannot be told (no iteration, or a zero norm). */
 double sps_solver_batch_rate(double before, double after, int iterations);

@@ -388,28 +388,30 @@ __device__ inline double fused_x(const double *src, int32_t k, bool scaled, doub
   return scaled ? v * inv : v;
 }
 
-/* The sum of entries [b, e) of a row, in order, x as fused_x reads it, kRowChunk loads in
- * flight at a time. */
-__device__ inline csum row_sum(const int32_t *__restrict__ colind,
-                                     const double *__restrict__ values, int32_t b, int32_t e,
-                                     const double *src, bool scaled, double inv)
+/* The sum of entries first, first + stride, ... (below end) of a row, added in that order,
+ * x as fused_x reads it, kLoads of them in flight at a time: a short row by its thread
+ * (stride 1), a lane's part of a long row's segment (stride 32). */
+template <int kLoads>
+__device__ inline csum strided_sum(const int32_t *__restrict__ colind,
+                                   const double *__restrict__ values, int32_t first, int32_t end,
+                                   int stride, const double *src, bool scaled, double inv)
 {
   csum acc = sps_csum_zero();
-  for (int32_t k0 = b; k0 < e; k0 += kRowChunk) {
-    int32_t c[kRowChunk];
-    double v[kRowChunk], x[kRowChunk];
+  for (int32_t k0 = first; k0 < end; k0 += kLoads * stride) {
+    int32_t c[kLoads];
+    double v[kLoads], x[kLoads];
 #pragma unroll
-    for (int u = 0; u < kRowChunk; u++)
-      if (k0 + u < e) {
-        c[u] = __ldg(&colind[k0 + u]);
-        v[u] = __ldg(&values[k0 + u]);
+    for (int u = 0; u < kLoads; u++)
+      if (k0 + u * stride < end) {
+        c[u] = __ldg(&colind[k0 + u * stride]);
+        v[u] = __ldg(&values[k0 + u * stride]);
       }
 #pragma unroll
-    for (int u = 0; u < kRowChunk; u++)
-      if (k0 + u < e) x[u] = fused_x(src, c[u], scaled, inv);
+    for (int u = 0; u < kLoads; u++)
+      if (k0 + u * stride < end) x[u] = fused_x(src, c[u], scaled, inv);
 #pragma unroll
-    for (int u = 0; u < kRowChunk; u++)
-      if (k0 + u < e) sps_csum_add(&acc, v[u] * x[u]);
+    for (int u = 0; u < kLoads; u++)
+      if (k0 + u * stride < end) sps_csum_add(&acc, v[u] * x[u]);
   }
   return acc;
 }
@@ -468,21 +470,8 @@ __device__ inline void cluster_spmv(const int32_t *__restrict__ rowptr,
     const int32_t b = __ldg(&rowptr[row]) + (item >> 10) * kSegment;
     const int32_t rowend = __ldg(&rowptr[row + 1]);
     const int32_t end = rowend < b + kSegment ? rowend : b + kSegment;
-    int32_t c[kLongChunk];
-    double v[kLongChunk], x[kLongChunk];
-#pragma unroll
-    for (int u = 0; u < kLongChunk; u++)
-      if (b + lane + 32 * u < end) {
-        c[u] = __ldg(&colind[b + lane + 32 * u]);
-        v[u] = __ldg(&values[b + lane + 32 * u]);
-      }
-#pragma unroll
-    for (int u = 0; u < kLongChunk; u++)
-      if (b + lane + 32 * u < end) x[u] = fused_x(src, c[u], scaled, inv);
-    csum t = sps_csum_zero();
-#pragma unroll
-    for (int u = 0; u < kLongChunk; u++)
-      if (b + lane + 32 * u < end) sps_csum_add(&t, v[u] * x[u]);
+    /* end - b <= kSegment = 32 * kLongChunk: one round of kLongChunk loads a lane */
+    csum t = strided_sum<kLongChunk>(colind, values, b + lane, end, 32, src, scaled, inv);
     t = xor_sum<32>(t);
     if (lane == 0) fs.seg_sum[e] = t;
   }
@@ -490,7 +479,7 @@ __device__ inline void cluster_spmv(const int32_t *__restrict__ rowptr,
 #pragma unroll
   for (int r = 0; r < kClusterRows; r++)
     acc[r] = r < R.nslots && R.ok[r] && first[r] < 0
-                 ? row_sum(colind, values, rb[r], re[r], src, scaled, inv)
+                 ? strided_sum<kRowChunk>(colind, values, rb[r], re[r], 1, src, scaled, inv)
                  : sps_csum_zero();
   if (nseg > 0) __syncthreads();
 #pragma unroll
