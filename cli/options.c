@@ -395,7 +395,7 @@ static void set_defaults(cli_options *opt)
   opt->rhs = CLI_RHS_SOLUTION;
   opt->seed = 1;
   opt->solver = CLI_SOLVER_AUTO;
-  opt->precond = SPS_PRECOND_NONE;
+  opt->precond = SPS_PRECOND_AUTO;
   opt->rtol = 1e-8;
   opt->atol = 0.0;
   opt->maxit = 10000;

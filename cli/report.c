@@ -87,7 +87,22 @@ void cli_report_text(FILE *out, const cli_report *r)
   if (r->solver == SPS_SOLVER_GMRES)
     fprintf(out, "(%d)%s", o->restart, cli_report_flexible(r) ? ", flexible" : "");
   fprintf(out, ", rtol %g, atol %g, maxit %d\n", o->rtol, o->atol, o->maxit);
-  fprintf(out, "preconditioner  %s\n", sps_precond_type_name(o->precond));
+  fprintf(out, "preconditioner  %s\n", sps_precond_type_name(r->precond));
+  {
+    const sps_precond_info *pi = &r->pcinfo;
+    if (pi->matched || pi->scaled)
+      fprintf(out, "  reordering    %s%s%s (%lld rows moved)\n", pi->matched ? "matching" : "",
+              pi->matched && pi->scaled ? " and " : "", pi->scaled ? "scaling" : "",
+              (long long)pi->permuted_rows);
+    if (pi->negated) fprintf(out, "  negated       solved as (-A) x = -b\n");
+    if (pi->nnz_factors)
+      fprintf(out, "  factors       %lld entries, %d + %d levels, %lld pivots replaced, shift %g (%d tries), growth %.3g\n",
+              (long long)pi->nnz_factors, pi->levels_lower, pi->levels_upper,
+              (long long)pi->replaced_pivots, pi->shift, pi->shift_tries, pi->growth);
+  }
+  for (int k = 0; k < r->attempt_count; k++)
+    fprintf(out, "  try %d         %s%s (%d its)\n", k + 1, r->attempts[k].note,
+            r->attempts[k].accepted ? " [used]" : "", r->attempts[k].iterations);
   fprintf(out, "spmv            %s", sps_spmv_kind_name(r->spmv));
   if (r->threads_per_row > 1) fprintf(out, " (%d threads per row)", r->threads_per_row);
   fputc('\n', out);

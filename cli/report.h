@@ -23,7 +23,11 @@ typedef struct cli_report {
   int symmetry_checked; /* the symmetry was checked numerically, not declared */
   cli_matrix_stats stats;
   char device[256];
-  sps_solver_type solver;
+  sps_solver_type solver;        /* the method that finished the solve */
+  sps_precond_type precond;      /* its preconditioner */
+  sps_precond_info pcinfo;       /* what the preconditioner did at setup */
+  const sps_solver_attempt *attempts; /* the tries of the automatic choice */
+  int attempt_count;
   sps_spmv_kind spmv;
   int threads_per_row;
   int iterations;

@@ -203,11 +203,9 @@ static int make_rhs(cli_state *s, const cli_options *opt, cli_report *r)
 /* Create, configure, set up and run the solver, then read its results into the report. */
 static int run_solver(cli_state *s, const cli_options *opt, cli_report *r)
 {
-  if (opt->solver == CLI_SOLVER_AUTO)
-    r->solver = r->symmetry == SPS_SYMMETRY_SYMMETRIC ? SPS_SOLVER_CG : SPS_SOLVER_GMRES;
-  else
-    r->solver = (sps_solver_type)opt->solver;
-  sps_status st = sps_solver_create(s->ctx, &s->solver, r->solver);
+  sps_status st = sps_solver_create(
+      s->ctx, &s->solver,
+      opt->solver == CLI_SOLVER_AUTO ? SPS_SOLVER_AUTO : (sps_solver_type)opt->solver);
   if (st != SPS_SUCCESS) return library_error(s, st, "cannot create the solver");
   sps_solver *sv = s->solver;
   if ((st = sps_solver_set_tolerances(sv, opt->rtol, opt->atol)) != SPS_SUCCESS ||
@@ -224,6 +222,10 @@ static int run_solver(cli_state *s, const cli_options *opt, cli_report *r)
   if (st != SPS_SUCCESS) return library_error(s, st, "setup failed");
   st = sps_solver_solve(sv, s->b, s->x);
   if (st != SPS_SUCCESS) return library_error(s, st, "solve failed");
+  if ((st = sps_solver_get_method(sv, &r->solver, &r->precond)) != SPS_SUCCESS ||
+      (st = sps_solver_get_precond_info(sv, &r->pcinfo)) != SPS_SUCCESS ||
+      (st = sps_solver_get_attempts(sv, &r->attempts, &r->attempt_count)) != SPS_SUCCESS)
+    return library_error(s, st, "solver results");
   if ((st = sps_solver_get_iterations(sv, &r->iterations)) != SPS_SUCCESS ||
       (st = sps_solver_get_reason(sv, &r->reason)) != SPS_SUCCESS ||
       (st = sps_solver_get_residual(sv, &r->residual_abs, &r->residual_rel)) != SPS_SUCCESS ||

@@ -154,7 +154,8 @@ static sps_status cpu_cg_alpha(sps_context *ctx, int64_t n, const double *p, con
   return SPS_SUCCESS;
 }
 
-/* x += alpha p; r -= alpha q; z <- dinv .* r; rz, rr, beta, the count and the stopping test. */
+/* x += alpha p; r -= alpha q; z <- dinv .* r; rz, rr, beta, the count and the stopping test
+ * (deferred: rr and the test only). */
 static sps_status cpu_cg_update(sps_context *ctx, int64_t n, const double *p, const double *q,
                                 const double *dinv, double *x, double *r, double *z,
                                 sps_cg_state *S)
@@ -162,6 +163,7 @@ static sps_status cpu_cg_update(sps_context *ctx, int64_t n, const double *p, co
   (void)ctx;
   if (S->status != SPS_CG_RUNNING) return SPS_SUCCESS;
   const double alpha = S->alpha;
+  if (S->deferred) dinv = NULL;
   sps_csum rr_sum = sps_csum_zero(), rz_sum = sps_csum_zero();
 #pragma omp parallel for schedule(static) reduction(csum : rr_sum, rz_sum) if (n > SPS_OMP_MIN)
   for (int64_t i = 0; i < n; i++) {
@@ -175,21 +177,18 @@ static sps_status cpu_cg_update(sps_context *ctx, int64_t n, const double *p, co
     }
   }
   const double rr = sps_csum_value(rr_sum);
-  const double rz = dinv ? sps_csum_value(rz_sum) : rr;
-  int it = ++S->it;
-  S->rr = rr;
-  if (S->history) S->history[it] = sqrt(rr);
-  if (!isfinite(rr) || !isfinite(rz)) {
-    S->status = SPS_CG_NAN;
-  } else if (rr <= S->tol2) {
-    S->status = SPS_CG_CONVERGED;
-  } else if (rz < 0.0) {
-    S->status = SPS_CG_INDEFINITE_PRECOND;
-  } else {
-    S->beta = rz / S->rz;
-    S->rz = rz;
-    if (it >= S->maxit) S->status = SPS_CG_MAX_ITERATIONS;
-  }
+  sps_cg_close_update(S, rr, dinv ? sps_csum_value(rz_sum) : rr);
+  return SPS_SUCCESS;
+}
+
+/* Deferred mode, after z <- M^-1 r: rz <- r.z, beta, the indefiniteness test. */
+static sps_status cpu_cg_rz(sps_context *ctx, int64_t n, const double *r, const double *z,
+                            sps_cg_state *S)
+{
+  if (S->status != SPS_CG_RUNNING) return SPS_SUCCESS;
+  double rz;
+  cpu_dot(ctx, n, r, z, &rz);
+  sps_cg_close_rz(S, rz);
   return SPS_SUCCESS;
 }
 
@@ -409,6 +408,7 @@ const sps_backend sps_backend_cpu = {
     .gemv_n = cpu_gemv_n,
     .cg_alpha = cpu_cg_alpha,
     .cg_update = cpu_cg_update,
+    .cg_rz = cpu_cg_rz,
     .cg_direction = cpu_cg_direction,
     .gmres_workspace = cpu_gmres_workspace,
     .gmres_start = cpu_gmres_start,

@@ -233,6 +233,15 @@ static sps_status cu_cg_direction(sps_context *ctx, int64_t n, const double *z, 
   return SPS_SUCCESS;
 }
 
+static sps_status cu_cg_rz(sps_context *ctx, int64_t n, const double *r, const double *z,
+                           sps_cg_state *S)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  SPS_CUDA_LAUNCH(
+      ctx, sps_cuda_cg_rz(cs->stream, cs->reduce_blocks, n, r, z, S, cs->partials, cs->ticket));
+  return SPS_SUCCESS;
+}
+
 static sps_status cu_gmres_workspace(sps_context *ctx, int64_t n, int m, size_t *ndoubles)
 {
   SPS_CHECK_ARG(ctx, n >= 0, "n");
@@ -401,6 +410,7 @@ const sps_backend sps_backend_cuda = {
     .cg_alpha = cu_cg_alpha,
     .cg_update = cu_cg_update,
     .cg_direction = cu_cg_direction,
+    .cg_rz = cu_cg_rz,
     .gmres_workspace = cu_gmres_workspace,
     .gmres_start = cu_gmres_start,
     .gmres_arnoldi = cu_gmres_arnoldi,

@@ -82,6 +82,8 @@ cudaError_t sps_cuda_cg_update(cudaStream_t s, unsigned max_blocks, int64_t n, c
                                double *z, sps_cg_state *S, double *partials, unsigned *ticket);
 cudaError_t sps_cuda_cg_direction(cudaStream_t s, unsigned max_blocks, int64_t n, const double *z,
                                   double *p, const sps_cg_state *S);
+cudaError_t sps_cuda_cg_rz(cudaStream_t s, unsigned max_blocks, int64_t n, const double *r,
+                           const double *z, sps_cg_state *S, double *partials, unsigned *ticket);
 
 /* Launchers of core/cuda/gmres_steps.cu (fused GMRES(m) steps, H and g on the device). */
 size_t sps_cuda_gmres_workspace(unsigned max_blocks, int m);

@@ -108,6 +108,10 @@ typedef struct sps_backend {
    *   cg_update     x += alpha p, r -= alpha q, z <- dinv .* r (z = r when dinv is NULL),
    *                 S->rz, S->rr, S->beta, S->it, the history and the stopping test
    *   cg_direction  p <- z + S->beta p
+   *   cg_rz         with S->deferred (a preconditioner that is not diagonal, applied by the
+   *                 solver between cg_update and cg_rz): S->rz <- r.z, beta, the
+   *                 indefiniteness test; cg_update then computes only x, r, rr and the
+   *                 stopping test. Optional (CG then accepts diagonal preconditioners only)
    */
   sps_status (*cg_alpha)(sps_context *ctx, int64_t n, const double *p, const double *q,
                          sps_cg_state *S);
@@ -115,6 +119,8 @@ typedef struct sps_backend {
                           const double *dinv, double *x, double *r, double *z, sps_cg_state *S);
   sps_status (*cg_direction)(sps_context *ctx, int64_t n, const double *z, double *p,
                              const sps_cg_state *S);
+  sps_status (*cg_rz)(sps_context *ctx, int64_t n, const double *r, const double *z,
+                      sps_cg_state *S);
   /*
    * Device-driven GMRES(m) steps (core/krylov_state.h, struct sps_gmres_state): H, R, the
    * rotations, g, y and the partials stay in the context's memory; one inner iteration is the
@@ -238,6 +244,9 @@ struct sps_vector {
 sps_status sps_matrix_adopt_csr(sps_context *ctx, sps_matrix **A, int64_t nrows, int64_t ncols,
                                 int64_t *rowptr, int32_t *colind, double *values,
                                 sps_symmetry symmetry);
+
+/* 1 when A equals its transpose exactly (a missing partner counts as zero); records nothing. */
+int sps_matrix_is_symmetric(const sps_matrix *A);
 
 /* The arrays an SpMV or preconditioner should read on the context's device. */
 static inline const int64_t *sps_matrix_dev_rowptr(const sps_matrix *A)

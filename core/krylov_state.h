@@ -28,8 +28,10 @@ enum {
 
 /*
  * The scalars of preconditioned CG (Saad, Alg. 9.1) as the fused steps read and write them.
- * The host writes rz (= (r0, z0)), tol2, maxit, it and status = RUNNING before a solve and
- * reads the block back once per batch of iterations.
+ * The host writes rz (= (r0, z0)), tol2, maxit, it, deferred and status = RUNNING before a
+ * solve and reads the block back once per batch of iterations. deferred = 1 when the
+ * preconditioner is not diagonal: cg_update then leaves z, rz and beta to cg_rz, which runs
+ * after the solver's z <- M^-1 r.
  */
 typedef struct sps_cg_state {
   double rz;       /* (r, z) of the current iterate */
@@ -42,8 +44,48 @@ typedef struct sps_cg_state {
   int32_t it;      /* iterations done */
   int32_t maxit;   /* stop with MAX_ITERATIONS when it reaches this */
   int32_t status;  /* SPS_CG_* */
-  int32_t pad;
+  int32_t deferred; /* 1: z, rz and beta come from cg_rz after a general preconditioner */
 } sps_cg_state;
+
+/*
+ * The end of the CG update once rr = (r, r) and, unless deferred, rz = (r, z) are known:
+ * the count, the history, the stopping test and beta (cg_update), shared by both backends.
+ */
+static inline SPS_HOST_DEVICE void sps_cg_close_update(sps_cg_state *S, double rr, double rz)
+{
+  int it = S->it + 1;
+  S->it = it;
+  S->rr = rr;
+  if (S->history) S->history[it] = sqrt(rr);
+  if (!isfinite(rr) || (!S->deferred && !isfinite(rz))) {
+    S->status = SPS_CG_NAN;
+  } else if (rr <= S->tol2) {
+    S->status = SPS_CG_CONVERGED;
+  } else if (S->deferred) {
+    if (it >= S->maxit) S->status = SPS_CG_MAX_ITERATIONS;
+  } else if (rz < 0.0) {
+    S->status = SPS_CG_INDEFINITE_PRECOND;
+  } else {
+    S->beta = rz / S->rz;
+    S->rz = rz;
+    if (it >= S->maxit) S->status = SPS_CG_MAX_ITERATIONS;
+  }
+}
+
+/* cg_rz's test once rz = (r, M^-1 r) is known (deferred mode): NaN, an indefinite M, or
+ * beta = rz / rz_old. A step already stopped (MAX_ITERATIONS at maxit) is left as it is. */
+static inline SPS_HOST_DEVICE void sps_cg_close_rz(sps_cg_state *S, double rz)
+{
+  if (S->status != SPS_CG_RUNNING) return;
+  if (!isfinite(rz)) {
+    S->status = SPS_CG_NAN;
+  } else if (rz < 0.0) {
+    S->status = SPS_CG_INDEFINITE_PRECOND;
+  } else {
+    S->beta = rz / S->rz;
+    S->rz = rz;
+  }
+}
 
 /* Status word of a device-driven GMRES(m) cycle: RUNNING until a step sets another value. */
 enum {

@@ -170,9 +170,8 @@ static int64_t find_in_row(const sps_matrix *A, int64_t i, int32_t j)
   return -1;
 }
 
-sps_status sps_matrix_check_symmetry(sps_matrix *A, int *is_symmetric)
+int sps_matrix_is_symmetric(const sps_matrix *A)
 {
-  if (!A || !is_symmetric) return SPS_ERR_ARGUMENT;
   int sym = A->nrows == A->ncols;
   /* a_ij must equal a_ji exactly; a missing partner counts as zero. */
   for (int64_t i = 0; sym && i < A->nrows; i++)
@@ -184,6 +183,13 @@ sps_status sps_matrix_check_symmetry(sps_matrix *A, int *is_symmetric)
         break;
       }
     }
+  return sym;
+}
+
+sps_status sps_matrix_check_symmetry(sps_matrix *A, int *is_symmetric)
+{
+  if (!A || !is_symmetric) return SPS_ERR_ARGUMENT;
+  const int sym = sps_matrix_is_symmetric(A);
   *is_symmetric = sym;
   A->symmetry = sym ? SPS_SYMMETRY_SYMMETRIC : SPS_SYMMETRY_GENERAL;
   return SPS_SUCCESS;

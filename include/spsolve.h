@@ -105,20 +105,66 @@ typedef enum sps_spmv_kind {
   SPS_SPMV_KIND_COUNT
 } sps_spmv_kind;
 
-/** Krylov methods. */
+/** Krylov methods. SPS_SOLVER_TYPE_COUNT counts the methods; AUTO is not one of them. */
 typedef enum sps_solver_type {
+  SPS_SOLVER_AUTO = -1,    /**< chosen at setup from the matrix (see sps_solver_create()) */
   SPS_SOLVER_CG = 0,       /**< conjugate gradients, preconditioned; A SPD */
   SPS_SOLVER_GMRES = 1,    /**< restarted GMRES(m), right preconditioned */
   SPS_SOLVER_BICGSTAB = 2, /**< BiCGSTAB, right preconditioned */
   SPS_SOLVER_TYPE_COUNT
 } sps_solver_type;
 
-/** Preconditioners. */
+/**
+ * Preconditioners. SPS_PRECOND_TYPE_COUNT counts the preconditioners; AUTO is not one of
+ * them but a rule that picks one at setup (and may move to another during the solve).
+ * The names (sps_precond_type_name()) are the CLI's: "none", "jacobi", "ilu0", "ic0",
+ * "ilut", "bjacobi", "cheby", "auto".
+ */
 typedef enum sps_precond_type {
-  SPS_PRECOND_NONE = 0,   /**< identity */
-  SPS_PRECOND_JACOBI = 1, /**< inverse of the diagonal */
+  SPS_PRECOND_AUTO = -1,   /**< chosen from the matrix, with a fallback chain (the default) */
+  SPS_PRECOND_NONE = 0,    /**< identity */
+  SPS_PRECOND_JACOBI = 1,  /**< inverse of the diagonal */
+  SPS_PRECOND_ILU0 = 2,    /**< incomplete LU with the pattern of A */
+  SPS_PRECOND_IC0 = 3,     /**< incomplete Cholesky with the pattern of A (symmetric A) */
+  SPS_PRECOND_ILUT = 4,    /**< dual-threshold incomplete LU with column pivoting (ILUTP) */
+  SPS_PRECOND_BJACOBI = 5, /**< block Jacobi: inverted dense diagonal blocks */
+  SPS_PRECOND_CHEBY = 6,   /**< Chebyshev polynomial in D^-1 A (SPD A) */
   SPS_PRECOND_TYPE_COUNT
 } sps_precond_type;
+
+/**
+ * What a preconditioner found and did at setup (sps_solver_get_precond_info()). Fields that
+ * do not apply to the preconditioner are 0.
+ */
+typedef struct sps_precond_info {
+  sps_precond_type type;   /**< the preconditioner in use (never AUTO) */
+  int matched;             /**< 1: rows were permuted to put large entries on the diagonal */
+  int scaled;              /**< 1: rows and columns were scaled (equilibrated) */
+  int negated;             /**< 1: the system was solved as (-A) x = -b */
+  int64_t permuted_rows;   /**< rows the matching moved off their own position */
+  int64_t unmatched_rows;  /**< rows no nonzero could be matched to (structurally singular A) */
+  int64_t replaced_pivots; /**< small or zero pivots replaced by the pivot rule */
+  int64_t pivot_swaps;     /**< column interchanges of ILUTP */
+  double shift;            /**< the diagonal shift alpha of IC(0) (A + alpha diag(A)) */
+  int shift_tries;         /**< factorisations tried before the shift that held */
+  int64_t nnz_factors;     /**< entries of L and U (or of the blocks) */
+  int levels_lower;        /**< level sets of the lower triangular solve */
+  int levels_upper;        /**< level sets of the upper triangular solve */
+  double growth;           /**< ||M^-1 v||_2 / ||v||_2 for a fixed random v: the size of M^-1 */
+  int block_size;          /**< bjacobi: rows per diagonal block */
+  int degree;              /**< cheby: the degree of the polynomial */
+  double eig_min, eig_max; /**< cheby: the interval of D^-1 A the polynomial is built on */
+} sps_precond_info;
+
+/** One try of the automatic choice (sps_solver_get_attempts()). */
+typedef struct sps_solver_attempt {
+  sps_solver_type method;   /**< the Krylov method tried */
+  sps_precond_type precond; /**< the preconditioner tried */
+  int iterations;           /**< iterations spent with it (0 when it failed at setup) */
+  double residual_rel;      /**< true relative residual when it stopped (0 if not solved) */
+  int accepted;             /**< 1 for the try in use at the end */
+  char note[240];           /**< what happened: the setup failure or why the choice moved on */
+} sps_solver_attempt;
 
 /** Orthogonalisation in GMRES. */
 typedef enum sps_orthog {
@@ -319,21 +365,44 @@ sps_status sps_spmv_plan_destroy(sps_spmv_plan **plan);
 
 /** @name Solvers */
 /**@{*/
-/** The name of a solver type ("cg", "gmres", "bicgstab"), or NULL. */
+/** The name of a solver type ("cg", "gmres", "bicgstab", "auto"), or NULL. */
 const char *sps_solver_type_name(sps_solver_type type);
 /** Look up a solver type by name. @return ::SPS_ERR_ARGUMENT for an unknown name. */
 sps_status sps_solver_type_from_name(const char *name, sps_solver_type *type);
-/** The name of a preconditioner ("none", "jacobi"), or NULL. */
+/** The name of a preconditioner ("none", "jacobi", "ilu0", ..., "auto"), or NULL. */
 const char *sps_precond_type_name(sps_precond_type type);
 /** Look up a preconditioner by name. @return ::SPS_ERR_ARGUMENT for an unknown name. */
 sps_status sps_precond_type_from_name(const char *name, sps_precond_type *type);
+/**
+ * The preconditioner parameters, by index 0, 1, ... (for help texts): its name
+ * ("ilut.fill"), a one-line description and its default value. Any output may be NULL.
+ * @return ::SPS_ERR_ARGUMENT once @p index is past the last parameter.
+ */
+sps_status sps_precond_param_info(int index, const char **name, const char **description,
+                                  double *default_value);
 
 /**
  * Create a solver. Defaults: rtol 1e-8, atol 0, max iterations 10000, restart 30,
- * no preconditioner, SpMV auto, GMRES orthogonalisation CGS2, GMRES not flexible, history off.
+ * preconditioner ::SPS_PRECOND_AUTO, SpMV auto, GMRES orthogonalisation CGS2, GMRES not
+ * flexible, history off.
+ *
+ * With @p type ::SPS_SOLVER_AUTO, or a preconditioner left at ::SPS_PRECOND_AUTO, setup
+ * chooses from the matrix (doc/design.md, "The automatic choice"):
+ *  - a symmetric matrix with a positive diagonal: CG with IC(0) (a diagonal shift when the
+ *    factorisation breaks down); with a negative diagonal the system is solved as
+ *    (-A) x = -b the same way;
+ *  - otherwise GMRES(m) with ILU(0), after a row permutation and scaling that put large
+ *    entries on the diagonal when some diagonal entry is zero or small;
+ *  - a factorisation that fails or whose M^-1 is too large (::sps_precond_info.growth)
+ *    moves to the next preconditioner of the chain, and so does a solve that stagnates:
+ *    ILU(0) -> ILUT(10, 1e-4) -> ILUT(30, 1e-6) -> none with a longer restart;
+ *    IC(0) -> ILU(0) with GMRES -> the nonsymmetric chain.
+ * Each try is recorded (sps_solver_get_attempts()). A move during the solve sets up the next
+ * preconditioner there, so an automatic solve may allocate; name a preconditioner to avoid
+ * that.
  */
 sps_status sps_solver_create(sps_context *ctx, sps_solver **solver, sps_solver_type type);
-/** Create a solver by name ("cg", "gmres", "bicgstab"). */
+/** Create a solver by name ("cg", "gmres", "bicgstab", "auto"). */
 sps_status sps_solver_create_by_name(sps_context *ctx, sps_solver **solver, const char *name);
 /** Stop when ||b - Ax|| <= max(rtol*||b||, atol). rtol, atol >= 0, not both 0. */
 sps_status sps_solver_set_tolerances(sps_solver *solver, double rtol, double atol);
@@ -363,8 +432,32 @@ sps_status sps_solver_set_flexible(sps_solver *solver, int enable);
  * @return as sps_solver_set_flexible.
  */
 sps_status sps_solver_set_gmres_fused(sps_solver *solver, int enable);
-/** Preconditioner; takes effect at the next setup. */
+/** Preconditioner (::SPS_PRECOND_AUTO by default); takes effect at the next setup. */
 sps_status sps_solver_set_precond(sps_solver *solver, sps_precond_type precond);
+/**
+ * Set a preconditioner parameter by name; takes effect at the next setup. The names, their
+ * meaning, ranges and defaults (sps_precond_param_info() lists them):
+ *  - "ilut.fill"      p >= 0: ILUT keeps at most p times as many entries in each row of L
+ *                     (and of U) as that row of A has there (default 10)
+ *  - "ilut.drop"      tau >= 0: ILUT drops entries below tau times the 2-norm of the row
+ *                     of A (default 1e-4)
+ *  - "ilut.pivot"     0 <= t <= 1: ILUTP swaps columns when |a_ii| < t |a_ij| (default 0.1;
+ *                     0 turns pivoting off)
+ *  - "pivot.tol"      pivots |u_ii| below this times the largest |a_ij| of the row are
+ *                     replaced by it, with their sign (ilu0, ilut; default 1e-10)
+ *  - "ic0.shift"      the first diagonal shift alpha tried by IC(0) (default 0); on a
+ *                     breakdown alpha grows (1e-3, then doubling)
+ *  - "matching"       1 permute rows to a large diagonal, 0 never, -1 when a diagonal entry
+ *                     is zero or small (default -1)
+ *  - "scaling"        1 equilibrate rows and columns, 0 never, -1 with the matching
+ *                     (default -1)
+ *  - "bjacobi.block"  rows per diagonal block, 0 to choose from the matrix (default 0)
+ *  - "cheby.degree"   degree of the Chebyshev polynomial, 1 to 64 (default 4)
+ *  - "cheby.lanczos"  Lanczos steps of the eigenvalue estimate (default 20)
+ * @return ::SPS_ERR_ARGUMENT for an unknown name or a value out of range (the message
+ *         names both).
+ */
+sps_status sps_solver_set_precond_param(sps_solver *solver, const char *name, double value);
 /** SpMV variant and threads per row (0 = choose); takes effect at the next setup. */
 sps_status sps_solver_set_spmv(sps_solver *solver, sps_spmv_kind kind, int threads_per_row);
 /** Keep the residual norm of every iteration (off by default). */
@@ -398,6 +491,20 @@ sps_status sps_solver_get_residual(const sps_solver *solver, double *abs, double
 sps_status sps_solver_get_history(const sps_solver *solver, const double **norms, int *count);
 /** The SpMV variant chosen at setup and its threads per row. */
 sps_status sps_solver_get_spmv(const sps_solver *solver, sps_spmv_kind *kind, int *threads_per_row);
+/**
+ * The method in use after setup (AUTO resolved; after a solve, the one that finished it)
+ * and its preconditioner.
+ */
+sps_status sps_solver_get_method(const sps_solver *solver, sps_solver_type *method,
+                                 sps_precond_type *precond);
+/** What the preconditioner in use found and did at setup (every field 0 before setup). */
+sps_status sps_solver_get_precond_info(const sps_solver *solver, sps_precond_info *info);
+/**
+ * Borrow the tries of the automatic choice, in order, from the last setup and solve (valid
+ * until the next setup or destroy): with a named method and preconditioner, one try.
+ */
+sps_status sps_solver_get_attempts(const sps_solver *solver, const sps_solver_attempt **attempts,
+                                   int *count);
 /** Seconds spent in the last setup and the last solve (wall clock, device synchronised). */
 sps_status sps_solver_get_times(const sps_solver *solver, double *setup_seconds, double *solve_seconds);
 /** Destroy a solver (NULL allowed) and set the pointer to NULL. */

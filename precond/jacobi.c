@@ -4,7 +4,8 @@
 #include "precond.h"
 
 /*
- * Setup finds a_ii in each row of the host CSR arrays, stores 1/a_ii on the host and uploads
+ * Setup finds a_ii in each row of the host CSR arrays, stores 1/(sign a_ii) on the host (sign:
+ * the operator is sign*A) and uploads
  * it once; apply is one pointwise product on the context's device. A row whose diagonal
  * entry is missing, zero, NaN or Inf has no inverse: setup refuses the matrix with
  * SPS_ERR_UNSUPPORTED and names the row (1-based, as in the Matrix Market file).
@@ -34,7 +35,7 @@ static sps_status jacobi_setup(sps_precond *pc, const sps_matrix *A)
       SPS_TRY_FAIL(ctx, SPS_ERR_UNSUPPORTED,
                    "Jacobi preconditioner: diagonal entry of row %lld is %g, which has no inverse",
                    (long long)(i + 1), d);
-    inv[i] = 1.0 / d;
+    inv[i] = 1.0 / (pc->sign * d);
   }
   SPS_TRY(
       ctx->be->malloc(ctx, (void **)&d_inv, (size_t)n * sizeof(double), "Jacobi inverse diagonal"));
@@ -68,6 +69,7 @@ const sps_precond_ops sps_precond_ops_jacobi = {
     .type = SPS_PRECOND_JACOBI,
     .name = "jacobi",
     .in_place = 1,
+    .symmetric = 1,
     .setup = jacobi_setup,
     .apply = jacobi_apply,
     .destroy = jacobi_destroy,

@@ -88,11 +88,11 @@ static sps_status bicgstab_issue(sps_solver *s, void *work)
   const double *phat = w->phat ? w->phat : w->p;
   const double *shat = w->shat ? w->shat : w->sv;
   if (w->phat) SPS_CHECK(sps_precond_apply(s->pc, w->p, w->phat));
-  SPS_CHECK(sps_spmv_apply_raw(s->plan, 1.0, phat, 0.0, w->v));
+  SPS_CHECK(sps_solver_operator(s, phat, w->v));
   /* alpha = rho / (rhat, v), s <- r - alpha v */
   SPS_CHECK(be->bicgstab_step_a(ctx, n, w->rhat, w->v, s->r, w->sv, w->S));
   if (w->shat) SPS_CHECK(sps_precond_apply(s->pc, w->sv, w->shat));
-  SPS_CHECK(sps_spmv_apply_raw(s->plan, 1.0, shat, 0.0, w->t));
+  SPS_CHECK(sps_solver_operator(s, shat, w->t));
   /* omega = (t, s) / (t, t), x += alpha phat + omega shat, r <- s - omega t, rho, beta */
   SPS_CHECK(be->bicgstab_step_b(ctx, n, w->t, w->sv, phat, shat, w->rhat, w->xw, s->r, w->S));
   /* p <- r + beta (p - omega v) */
@@ -185,7 +185,7 @@ static sps_status bicgstab_solve(sps_solver *s, const double *b, double *x, doub
       SPS_CHECK(be->download(ctx, &h, w->S, sizeof h));
       rnorm = sqrt(h.rr);
       if (s->monitor && s->monitor_every > 0 && h.it > monitored && h.it % s->monitor_every == 0) {
-        s->monitor(s->monitor_user, h.it, rnorm);
+        sps_solver_monitor(s, h.it, rnorm);
         monitored = h.it;
       }
       const double rate = sps_solver_batch_rate(rnorm_batch, rnorm, h.it - it0);

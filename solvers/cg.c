@@ -31,8 +31,10 @@
  * host issues a batch of iterations without waiting and reads the state back once per
  * batch. A step that finds the state stopped does nothing, so the iteration count is exact
  * however long the batch. Where the backend records graphs, a fixed group of iterations is
- * captured once at setup and replayed. The preconditioner must be diagonal (none or Jacobi):
- * its inverse diagonal is applied inside cg_update.
+ * captured once at setup and replayed. A diagonal preconditioner (Jacobi) is applied inside
+ * cg_update; any other one (IC(0), ...) is applied by its own apply between cg_update and the
+ * step cg_rz, which forms (r, z) and beta (the state's `deferred` mode), and is captured in
+ * the same graph.
  */
 
 /* Iterations captured in one graph, and the longest batch issued between two reads. */
@@ -41,6 +43,7 @@
 
 typedef struct cg_work {
   double *z;          /* M^-1 r (NULL, z = r, without preconditioner) */
+  int general;        /* a preconditioner that is not diagonal: applied between the steps */
   double *p;          /* search direction */
   double *q;          /* A p */
   double *xw;         /* the iterate (x is copied in and out, so graphs see fixed addresses) */
@@ -66,16 +69,21 @@ static void cg_destroy(sps_solver *s)
   s->work = NULL;
 }
 
-/* Issue one iteration: q <- A p, then the three fused steps. */
+/* Issue one iteration: q <- A p, the fused steps, and a general preconditioner's apply. */
 static sps_status cg_issue(sps_solver *s, void *work)
 {
   cg_work *w = work;
   sps_context *ctx = s->ctx;
   const sps_backend *be = ctx->be;
   double *z = w->z ? w->z : s->r;
-  SPS_CHECK(sps_spmv_apply_raw(s->plan, 1.0, w->p, 0.0, w->q));
+  SPS_CHECK(sps_solver_operator(s, w->p, w->q));
   SPS_CHECK(be->cg_alpha(ctx, s->n, w->p, w->q, w->S));
   SPS_CHECK(be->cg_update(ctx, s->n, w->p, w->q, w->dinv, w->xw, s->r, z, w->S));
+  if (w->general) {
+    /* z <- M^-1 r, then rz <- (r, z) and beta */
+    SPS_CHECK(sps_precond_apply(s->pc, s->r, w->z));
+    SPS_CHECK(be->cg_rz(ctx, s->n, s->r, w->z, w->S));
+  }
   return be->cg_direction(ctx, s->n, z, w->p, w->S);
 }
 
@@ -86,13 +94,16 @@ static sps_status cg_setup(sps_solver *s)
   sps_status st = SPS_SUCCESS;
   if (!be->cg_alpha || !be->cg_update || !be->cg_direction)
     SPS_FAIL(ctx, SPS_ERR_UNSUPPORTED, "CG: the %s backend has no fused CG steps", be->name);
-  if (!sps_precond_is_identity(s->pc) && !sps_precond_diagonal_inverse(s->pc))
-    SPS_FAIL(ctx, SPS_ERR_UNSUPPORTED, "CG: preconditioner '%s' is not diagonal", s->pc->ops->name);
+  const int general = !sps_precond_is_identity(s->pc) && !sps_precond_diagonal_inverse(s->pc);
+  if (general && !be->cg_rz)
+    SPS_FAIL(ctx, SPS_ERR_UNSUPPORTED, "CG: the %s backend takes diagonal preconditioners only",
+             be->name);
   cg_work *w;
   SPS_CHECK(sps_host_calloc(ctx, (void **)&w, 1, sizeof *w, "CG work space"));
   s->work = w;
   w->dinv = sps_precond_diagonal_inverse(s->pc);
-  if (w->dinv) SPS_TRY(sps_solver_vec_alloc(s, &w->z, "CG z"));
+  w->general = general;
+  if (w->dinv || general) SPS_TRY(sps_solver_vec_alloc(s, &w->z, "CG z"));
   SPS_TRY(sps_solver_vec_alloc(s, &w->p, "CG p"));
   SPS_TRY(sps_solver_vec_alloc(s, &w->q, "CG q"));
   SPS_TRY(sps_solver_vec_alloc(s, &w->xw, "CG x"));
@@ -114,6 +125,7 @@ static sps_status cg_start(sps_solver *s, cg_work *w, sps_cg_state *h, double *r
   const sps_backend *be = ctx->be;
   double *z = w->z ? w->z : s->r;
   if (w->dinv) SPS_CHECK(be->pointwise_mult(ctx, s->n, w->dinv, s->r, z));
+  if (w->general) SPS_CHECK(sps_precond_apply(s->pc, s->r, z));
   SPS_CHECK(be->dot(ctx, s->n, s->r, z, rz));
   SPS_CHECK(be->copy(ctx, s->n, z, w->p));
   h->rz = *rz;
@@ -133,6 +145,7 @@ static sps_status cg_solve(sps_solver *s, const double *b, double *x, double rno
   h.tol2 = s->tol * s->tol;
   h.history = w->history;
   h.maxit = s->maxit;
+  h.deferred = w->general;
   SPS_CHECK(cg_start(s, w, &h, &rz));
   s->reason = SPS_REASON_NONE;
   if (sps_solver_bad(rz))
@@ -152,7 +165,7 @@ static sps_status cg_solve(sps_solver *s, const double *b, double *x, double rno
     SPS_CHECK(sps_solver_issue_batch(s, w->graph, CG_GRAPH_ITERATIONS, batch, cg_issue, w));
     SPS_CHECK(be->download(ctx, &h, w->S, sizeof h));
     rnorm = sqrt(h.rr);
-    if (s->monitor && s->monitor_every > 0 && h.it > it0) s->monitor(s->monitor_user, h.it, rnorm);
+    if (s->monitor && s->monitor_every > 0 && h.it > it0) sps_solver_monitor(s, h.it, rnorm);
     const double rate = sps_solver_batch_rate(rnorm0_batch, rnorm, h.it - it0);
     batch = sps_solver_next_batch(s, batch, rate, rnorm, h.it, CG_GRAPH_ITERATIONS, CG_MAX_BATCH);
     switch (h.status) {

@@ -152,7 +152,7 @@ static sps_status gmres_issue(sps_solver *s, void *work)
     if (gw->Z) SPS_CHECK(ctx->be->gmres_store_z(ctx, s->n, gw->z, gw->Z, s->n, gw->S));
     zin = gw->z;
   }
-  SPS_CHECK(sps_spmv_apply_raw(s->plan, 1.0, zin, 0.0, gw->w));
+  SPS_CHECK(sps_solver_operator(s, zin, gw->w));
   return ctx->be->gmres_arnoldi(ctx, s->n, gw->m, gw->V, s->n, gw->w, gw->vcur, gw->S);
 }
 
@@ -192,7 +192,7 @@ static sps_status gmres_setup_device(sps_solver *s, gmres_work *gw, size_t nwork
   h->m = gw->m;
   /* The fused steps form A v_j themselves as csr-scalar rounds it: only where the plan's
    * variant gives the same bits, and without a preconditioner. */
-  gw->fused = s->gmres_fused && sps_precond_is_identity(s->pc) && be->gmres_fused &&
+  gw->fused = s->gmres_fused && sps_precond_is_identity(s->pc) && s->sign > 0.0 && be->gmres_fused &&
               be->gmres_fused_fits &&
               be->gmres_fused_fits(ctx, s->A, gw->m) && sps_spmv_plan_rounds_like_csr(s->plan);
   if (gw->fused) return SPS_SUCCESS;
@@ -345,7 +345,7 @@ static sps_status gmres_solve_device(sps_solver *s, const double *b, double *x, 
     SPS_CHECK(be->download(ctx, &h, gw->S, sizeof h));
     rnorm = h.resid;
     if (monitor_every > 0 && h.it > monitored && h.it % monitor_every == 0) {
-      s->monitor(s->monitor_user, h.it, rnorm);
+      sps_solver_monitor(s, h.it, rnorm);
       monitored = h.it;
     }
     const double rate = sps_solver_batch_rate(rnorm_batch, rnorm, h.it - it0);
@@ -414,7 +414,7 @@ static sps_status gmres_solve_host(sps_solver *s, const double *b, double *x, do
         SPS_CHECK(sps_precond_apply(s->pc, vj, gw->z));
         zj = gw->z;
       }
-      SPS_CHECK(sps_spmv_apply_raw(s->plan, 1.0, zj, 0.0, w));
+      SPS_CHECK(sps_solver_operator(s, zj, w));
       SPS_CHECK(gmres_orthogonalize(s, gw, j, w, col));
       double hn, wnorm2 = 0.0;
       SPS_CHECK(be->nrm2(ctx, n, w, &hn));

@@ -4,4 +4,5 @@ libspsolve_la_SOURCES += \
 	%reldir%/solver.c \
 	%reldir%/cg.c \
 	%reldir%/gmres.c \
-	%reldir%/bicgstab.c
+	%reldir%/bicgstab.c \
+	%reldir%/auto.c

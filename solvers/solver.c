@@ -1,5 +1,7 @@
 /* solver.c: the public sps_solver API and the Krylov method registry. */
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "solver_internal.h"
@@ -13,6 +15,7 @@ static const sps_solver_method *const registry[SPS_SOLVER_TYPE_COUNT] = {
 
 const char *sps_solver_type_name(sps_solver_type type)
 {
+  if (type == SPS_SOLVER_AUTO) return "auto";
   if ((int)type < 0 || type >= SPS_SOLVER_TYPE_COUNT) return NULL;
   return registry[type]->name;
 }
@@ -20,6 +23,10 @@ const char *sps_solver_type_name(sps_solver_type type)
 sps_status sps_solver_type_from_name(const char *name, sps_solver_type *type)
 {
   if (!name || !type) return SPS_ERR_ARGUMENT;
+  if (strcmp(name, "auto") == 0) {
+    *type = SPS_SOLVER_AUTO;
+    return SPS_SUCCESS;
+  }
   for (int t = 0; t < SPS_SOLVER_TYPE_COUNT; t++)
     if (strcmp(name, registry[t]->name) == 0) {
       *type = (sps_solver_type)t;
@@ -82,21 +89,35 @@ sps_reason sps_solver_test(const sps_solver *s, double rnorm)
 
 void sps_solver_record(sps_solver *s, int it, double rnorm)
 {
-  if (s->history_on && it < s->history_cap) {
-    s->history[it] = rnorm;
-    s->history_count = it + 1;
+  const int at = it + s->it_offset;
+  if (s->history_on && at < s->history_cap) {
+    s->history[at] = rnorm;
+    s->history_count = at + 1;
   }
-  if (s->monitor && s->monitor_every > 0 && it % s->monitor_every == 0)
-    s->monitor(s->monitor_user, it, rnorm);
+  if (s->monitor && s->monitor_every > 0 && at % s->monitor_every == 0)
+    s->monitor(s->monitor_user, at, rnorm);
+}
+
+void sps_solver_monitor(sps_solver *s, int it, double rnorm)
+{
+  if (s->monitor && s->monitor_every > 0) s->monitor(s->monitor_user, it + s->it_offset, rnorm);
+}
+
+sps_status sps_solver_operator(sps_solver *s, const double *x, double *y)
+{
+  return sps_spmv_apply_raw(s->plan, s->sign, x, 0.0, y);
 }
 
 sps_status sps_solver_residual(sps_solver *s, const double *b, const double *x, double *r,
                                double *norm)
 {
   sps_context *ctx = s->ctx;
-  /* r <- b - A*x */
-  SPS_CHECK(ctx->be->copy(ctx, s->n, b, r));
-  SPS_CHECK(sps_spmv_apply_raw(s->plan, -1.0, x, 1.0, r));
+  /* r <- sign*b - sign*A*x (the sign flips both sides: the same norm) */
+  if (s->sign < 0.0)
+    SPS_CHECK(ctx->be->axpby(ctx, s->n, -1.0, b, 0.0, r));
+  else
+    SPS_CHECK(ctx->be->copy(ctx, s->n, b, r));
+  SPS_CHECK(sps_spmv_apply_raw(s->plan, -s->sign, x, 1.0, r));
   return ctx->be->nrm2(ctx, s->n, r, norm);
 }
 
@@ -128,8 +149,11 @@ sps_status sps_solver_capture(sps_solver *s, int iterations,
 sps_status sps_solver_download_history(sps_solver *s, const double *dev, int it)
 {
   if (!dev || it <= 0) return SPS_SUCCESS;
-  SPS_CHECK(s->ctx->be->download(s->ctx, s->history + 1, dev + 1, (size_t)it * sizeof(double)));
-  s->history_count = it + 1;
+  if (it + s->it_offset >= s->history_cap) it = s->history_cap - 1 - s->it_offset;
+  if (it <= 0) return SPS_SUCCESS;
+  SPS_CHECK(s->ctx->be->download(s->ctx, s->history + 1 + s->it_offset, dev + 1,
+                                 (size_t)it * sizeof(double)));
+  s->history_count = it + 1 + s->it_offset;
   return SPS_SUCCESS;
 }
 
@@ -151,18 +175,22 @@ sps_status sps_solver_create(sps_context *ctx, sps_solver **out, sps_solver_type
   if (!ctx) return SPS_ERR_ARGUMENT;
   SPS_CHECK_ARG(ctx, out, "solver");
   *out = NULL;
-  if ((int)type < 0 || type >= SPS_SOLVER_TYPE_COUNT)
+  if (type != SPS_SOLVER_AUTO && ((int)type < 0 || type >= SPS_SOLVER_TYPE_COUNT))
     SPS_FAIL(ctx, SPS_ERR_ARGUMENT, "sps_solver_create: unknown solver type %d", (int)type);
   sps_solver *s;
   SPS_CHECK(sps_host_calloc(ctx, (void **)&s, 1, sizeof *s, "solver"));
   s->ctx = ctx;
-  s->method = registry[type];
+  s->requested = type;
+  /* Until setup resolves AUTO, the settings that depend on the method treat it as GMRES. */
+  s->method = registry[type == SPS_SOLVER_AUTO ? SPS_SOLVER_GMRES : type];
+  s->sign = 1.0;
+  sps_precond_params_default(&s->precond_params);
   s->rtol = 1e-8;
   s->atol = 0.0;
   s->maxit = 10000;
   s->restart = 30;
   s->orthog = SPS_ORTHOG_CGS2;
-  s->precond_type = SPS_PRECOND_NONE;
+  s->precond_type = SPS_PRECOND_AUTO;
   s->spmv_kind = SPS_SPMV_AUTO;
   s->spmv_threads_per_row = 0;
   s->reason = SPS_REASON_NONE;
@@ -179,7 +207,7 @@ sps_status sps_solver_create_by_name(sps_context *ctx, sps_solver **out, const c
   sps_solver_type type;
   if (sps_solver_type_from_name(name, &type) != SPS_SUCCESS)
     SPS_FAIL(ctx, SPS_ERR_ARGUMENT,
-             "unknown solver '%s' (expected \"cg\", \"gmres\" or \"bicgstab\")", name);
+             "unknown solver '%s' (expected \"cg\", \"gmres\", \"bicgstab\" or \"auto\")", name);
   return sps_solver_create(ctx, out, type);
 }
 
@@ -288,10 +316,16 @@ sps_status sps_solver_set_gmres_fused(sps_solver *s, int enable)
 sps_status sps_solver_set_precond(sps_solver *s, sps_precond_type precond)
 {
   if (!s) return SPS_ERR_ARGUMENT;
-  if ((int)precond < 0 || precond >= SPS_PRECOND_TYPE_COUNT)
+  if (precond != SPS_PRECOND_AUTO && ((int)precond < 0 || precond >= SPS_PRECOND_TYPE_COUNT))
     SPS_FAIL(s->ctx, SPS_ERR_ARGUMENT, "unknown preconditioner type %d", (int)precond);
   s->precond_type = precond;
   return SPS_SUCCESS;
+}
+
+sps_status sps_solver_set_precond_param(sps_solver *s, const char *name, double value)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  return sps_precond_params_set(s->ctx, &s->precond_params, name, value);
 }
 
 sps_status sps_solver_set_spmv(sps_solver *s, sps_spmv_kind kind, int threads_per_row)
@@ -333,6 +367,7 @@ static void solver_release(sps_solver *s)
 {
   if (s->method->destroy) s->method->destroy(s);
   s->work = NULL;
+  sps_solver_auto_destroy(s);
   sps_solver_vec_free(s, &s->r);
   sps_precond_destroy(&s->pc);
   sps_spmv_plan_destroy(&s->plan);
@@ -343,6 +378,45 @@ static void solver_release(sps_solver *s)
   s->is_setup = 0;
   s->A = NULL;
   s->n = 0;
+  s->sign = 1.0;
+  s->auto_on = 0;
+  s->attempt_count = 0;
+}
+
+sps_solver_attempt *sps_solver_add_attempt(sps_solver *s, sps_solver_type method,
+                                           sps_precond_type precond, const char *fmt, ...)
+{
+  if (s->attempt_count < SPS_SOLVER_MAX_ATTEMPTS) s->attempt_count++;
+  sps_solver_attempt *a = &s->attempts[s->attempt_count - 1];
+  memset(a, 0, sizeof *a);
+  a->method = method;
+  a->precond = precond;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(a->note, sizeof a->note, fmt, ap);
+  va_end(ap);
+  return a;
+}
+
+sps_status sps_solver_use(sps_solver *s, sps_solver_type method, sps_precond_type precond,
+                          const sps_precond_params *params, double sign)
+{
+  sps_context *ctx = s->ctx;
+  if (s->method->destroy) s->method->destroy(s);
+  s->work = NULL;
+  sps_precond_destroy(&s->pc);
+  s->method = registry[method];
+  s->sign = sign;
+  sps_status st = sps_precond_create(ctx, &s->pc, precond, params);
+  if (!st) st = sps_precond_setup(s->pc, s->A, sign, s->plan);
+  if (!st && !sps_precond_is_identity(s->pc)) st = sps_precond_estimate_growth(s->pc);
+  if (!st) st = work_alloc(s);
+  if (st) {
+    if (s->method->destroy) s->method->destroy(s);
+    s->work = NULL;
+    sps_precond_destroy(&s->pc);
+  }
+  return st;
 }
 
 sps_status sps_solver_setup(sps_solver *s, const sps_matrix *A)
@@ -363,11 +437,18 @@ sps_status sps_solver_setup(sps_solver *s, const sps_matrix *A)
   SPS_TRY(sps_spmv_plan_create(ctx, &s->plan, A, s->spmv_kind));
   SPS_TRY(sps_spmv_plan_set_threads_per_row(s->plan, s->spmv_threads_per_row));
   SPS_TRY(sps_spmv_plan_setup(s->plan));
-  SPS_TRY(sps_precond_create(ctx, &s->pc, s->precond_type));
-  SPS_TRY(sps_precond_setup(s->pc, A));
   SPS_TRY(sps_solver_vec_alloc(s, &s->r, "solver residual"));
-  SPS_TRY(work_alloc(s));
   SPS_TRY(history_alloc(s));
+  s->auto_on = s->requested == SPS_SOLVER_AUTO || s->precond_type == SPS_PRECOND_AUTO;
+  if (s->auto_on) {
+    SPS_TRY(sps_solver_auto_setup(s));
+  } else {
+    st = sps_solver_use(s, s->requested, s->precond_type, &s->precond_params, 1.0);
+    sps_solver_attempt *a = sps_solver_add_attempt(
+        s, s->requested, s->precond_type, "%s", st ? sps_context_last_error(ctx) : "as requested");
+    if (st) goto cleanup;
+    a->accepted = 1;
+  }
   SPS_TRY(ctx->be->synchronize(ctx));
   s->is_setup = 1;
   s->reason = SPS_REASON_NONE;
@@ -403,6 +484,7 @@ sps_status sps_solver_solve(sps_solver *s, const sps_vector *b, sps_vector *x)
   s->history_count = 0;
   s->res_abs = s->res_rel = 0.0;
   s->res_known = 0;
+  s->it_offset = 0;
   SPS_CHECK(ctx->be->nrm2(ctx, s->n, b->data, &s->bnorm));
   s->tol = fmax(s->rtol * s->bnorm, s->atol);
   if (s->bnorm == 0.0) {
@@ -416,7 +498,10 @@ sps_status sps_solver_solve(sps_solver *s, const sps_vector *b, sps_vector *x)
     if (sps_solver_bad(s->bnorm) || sps_solver_bad(rnorm0))
       s->reason = SPS_DIVERGED_NAN;
     else if ((s->reason = sps_solver_test(s, rnorm0)) == SPS_REASON_NONE) {
-      SPS_CHECK(s->method->solve(s, b->data, x->data, rnorm0));
+      if (s->auto_on)
+        SPS_CHECK(sps_solver_auto_solve(s, b->data, x->data, rnorm0));
+      else
+        SPS_CHECK(s->method->solve(s, b->data, x->data, rnorm0));
     }
     if (!s->res_known) SPS_CHECK(sps_solver_residual(s, b->data, x->data, s->r, &s->res_abs));
     s->res_rel = s->res_abs / s->bnorm;
@@ -468,6 +553,37 @@ sps_status sps_solver_get_spmv(const sps_solver *s, sps_spmv_kind *kind, int *th
   if (s->is_setup) return sps_spmv_plan_get_kind(s->plan, kind, threads_per_row);
   if (kind) *kind = s->spmv_kind;
   if (threads_per_row) *threads_per_row = s->spmv_threads_per_row;
+  return SPS_SUCCESS;
+}
+
+sps_status sps_solver_get_method(const sps_solver *s, sps_solver_type *method,
+                                 sps_precond_type *precond)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  if (method) *method = s->is_setup ? s->method->type : s->requested;
+  if (precond) *precond = s->is_setup && s->pc ? s->pc->ops->type : s->precond_type;
+  return SPS_SUCCESS;
+}
+
+sps_status sps_solver_get_precond_info(const sps_solver *s, sps_precond_info *info)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  SPS_CHECK_ARG(s->ctx, info, "info");
+  if (s->is_setup && s->pc)
+    *info = s->pc->info;
+  else
+    memset(info, 0, sizeof *info);
+  return SPS_SUCCESS;
+}
+
+sps_status sps_solver_get_attempts(const sps_solver *s, const sps_solver_attempt **attempts,
+                                   int *count)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  SPS_CHECK_ARG(s->ctx, attempts, "attempts");
+  SPS_CHECK_ARG(s->ctx, count, "count");
+  *attempts = s->attempts;
+  *count = s->attempt_count;
   return SPS_SUCCESS;
 }
 

@@ -10,6 +10,9 @@
 extern "C" {
 #endif
 
+/* Tries of the automatic choice kept for sps_solver_get_attempts. */
+#define SPS_SOLVER_MAX_ATTEMPTS 8
+
 /*
  * One Krylov method, written once against the backend ops table (ctx->be) and the SpMV plan.
  *   setup    allocates the method's work space in s->work (vectors with s->ctx->be->malloc,
@@ -43,13 +46,15 @@ struct sps_solver {
   const sps_solver_method *method;
 
   /* Settings (sps_solver_set_*). */
+  sps_solver_type requested;     /* as created: a method or SPS_SOLVER_AUTO */
+  sps_precond_params precond_params;
   double rtol, atol;
   int maxit;
   int restart;
   sps_orthog orthog;
   int flexible; /* GMRES: keep Z = M^-1 V and update x += Z y (flexible GMRES) */
   int gmres_fused; /* GMRES: let the backend run batches as one fused kernel (gmres_fused) */
-  sps_precond_type precond_type;
+  sps_precond_type precond_type; /* as set: a preconditioner or SPS_PRECOND_AUTO */
   sps_spmv_kind spmv_kind;
   int spmv_threads_per_row;
   int history_on;
@@ -59,6 +64,14 @@ struct sps_solver {
 
   /* Built by setup. */
   int is_setup;
+  double sign;      /* the operator is sign*A and the right-hand side sign*b: -1 when the
+                       automatic choice solves (-A) x = -b; the residual is the same norm */
+  int auto_on;      /* the method or the preconditioner is the automatic choice's */
+  void *auto_state; /* its chain and progress (solvers/auto.c) */
+  sps_solver_attempt attempts[SPS_SOLVER_MAX_ATTEMPTS];
+  int attempt_count;
+  int it_offset;    /* iterations of earlier tries of this solve: the history and the monitor
+                       count on from there */
   const sps_matrix *A;
   int64_t n;
   sps_spmv_plan *plan;
@@ -82,6 +95,36 @@ struct sps_solver {
                     final x, so the driver need not recompute ||b - Ax|| */
   double setup_seconds, solve_seconds;
 };
+
+/* y <- sign*A x: the operator every method iterates with. */
+sps_status sps_solver_operator(sps_solver *s, const double *x, double *y);
+
+/* The monitor, with the iteration counted on from earlier tries (it_offset). */
+void sps_solver_monitor(sps_solver *s, int it, double rnorm);
+
+/*
+ * Make (method, preconditioner with params, sign) the solver's current choice: destroy the
+ * previous preconditioner and work space, set up the new preconditioner on s->A (with the
+ * growth estimate) and the method's work space. On failure nothing is left set up (s->pc and
+ * s->work NULL) and the context's message says why.
+ */
+sps_status sps_solver_use(sps_solver *s, sps_solver_type method, sps_precond_type precond,
+                          const sps_precond_params *params, double sign);
+
+/* Append a try to s->attempts (the last slot is reused when full); returns it. */
+sps_solver_attempt *sps_solver_add_attempt(sps_solver *s, sps_solver_type method,
+                                           sps_precond_type precond, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* The automatic choice (solvers/auto.c): setup picks and sets up the first try that builds;
+ * solve runs the tries in turn from the residual already in s->r (norm rnorm0), moving on
+ * when one stagnates or breaks down, and sets s->reason and s->iterations. */
+sps_status sps_solver_auto_setup(sps_solver *s);
+sps_status sps_solver_auto_solve(sps_solver *s, const double *b, double *x, double rnorm0);
+void sps_solver_auto_destroy(sps_solver *s);
 
 /* The convergence reason a residual norm meets (RTOL or ATOL), or SPS_REASON_NONE. */
 sps_reason sps_solver_test(const sps_solver *s, double rnorm);

@@ -8,6 +8,9 @@
  *                   (replaces two axpy, the preconditioner, a dot and a norm: five passes
  *                   over memory become one, reading x, p, q, r (and D^-1) once)
  *   cg_direction    p <- z + beta p
+ * With a preconditioner that is not diagonal (S->deferred), cg_update leaves z, rz and beta
+ * out, the solver applies z <- M^-1 r, and cg_rz forms rz <- r.z and beta before
+ * cg_direction.
  * The state block (struct sps_cg_state) holds the scalars, the iteration count, the
  * stopping threshold and a status word. A kernel that finds the status set returns at once,
  * so the iterations of a batch issued after convergence cost a launch each and no memory
@@ -88,6 +91,7 @@ __global__ void cg_update_kernel(int64_t n, const double *__restrict__ p,
   __shared__ csum sh[kWarps];
   if (S->status != SPS_CG_RUNNING) return;
   const double alpha = S->alpha;
+  if (S->deferred) dinv = nullptr;
   csum rz = sps_csum_zero(), rr = sps_csum_zero();
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x) {
@@ -109,24 +113,30 @@ __global__ void cg_update_kernel(int64_t n, const double *__restrict__ p,
   }
   if (!arrive_last(ticket)) return;
   const double rr_all = sps_csum_value(gather_block(partials, 0, sh));
-  double rz_all = dinv ? sps_csum_value(gather_block(partials, 1, sh)) : 0.0;
+  const double rz_all = dinv ? sps_csum_value(gather_block(partials, 1, sh)) : rr_all;
   if (threadIdx.x == 0) {
-    if (!dinv) rz_all = rr_all;
-    int it = S->it + 1;
-    S->it = it;
-    S->rr = rr_all;
-    if (S->history) S->history[it] = sqrt(rr_all);
-    if (bad(rr_all) || bad(rz_all)) {
-      S->status = SPS_CG_NAN;
-    } else if (rr_all <= S->tol2) {
-      S->status = SPS_CG_CONVERGED;
-    } else if (rz_all < 0.0) {
-      S->status = SPS_CG_INDEFINITE_PRECOND;
-    } else {
-      S->beta = rz_all / S->rz;
-      S->rz = rz_all;
-      if (it >= S->maxit) S->status = SPS_CG_MAX_ITERATIONS;
-    }
+    sps_cg_close_update(S, rr_all, rz_all);
+    *ticket = 0;
+  }
+}
+
+/* Deferred mode (a general preconditioner applied between cg_update and this step):
+ * rz <- r.z, then beta or a stop (NaN, rz < 0). */
+__global__ void cg_rz_kernel(int64_t n, const double *__restrict__ r, const double *__restrict__ z,
+                             sps_cg_state *S, double *partials, unsigned *ticket)
+{
+  __shared__ csum sh[kWarps];
+  if (S->status != SPS_CG_RUNNING) return;
+  csum s = sps_csum_zero();
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x)
+    sps_csum_add(&s, r[i] * z[i]);
+  s = block_sum(s, sh);
+  if (threadIdx.x == 0) put_partial(partials, 0, blockIdx.x, s);
+  if (!arrive_last(ticket)) return;
+  const double rz = sps_csum_value(gather_block(partials, 0, sh));
+  if (threadIdx.x == 0) {
+    sps_cg_close_rz(S, rz);
     *ticket = 0;
   }
 }
@@ -159,6 +169,14 @@ extern "C" cudaError_t sps_cuda_cg_update(cudaStream_t s, unsigned max_blocks, i
 {
   cg_update_kernel<<<grid_for(n, max_blocks), kThreads, 0, s>>>(n, p, q, dinv, x, r, z, S, partials,
                                                                 ticket);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t sps_cuda_cg_rz(cudaStream_t s, unsigned max_blocks, int64_t n,
+                                      const double *r, const double *z, sps_cg_state *S,
+                                      double *partials, unsigned *ticket)
+{
+  cg_rz_kernel<<<grid_for(n, max_blocks), kThreads, 0, s>>>(n, r, z, S, partials, ticket);
   return cudaGetLastError();
 }
 
