@@ -8,4 +8,7 @@ void cli_print_version(void);
 /* Print every SpMV variant with its description and whether it exists on the CPU and CUDA. */
 void cli_print_spmv_list(void);
 
+/* Print the preconditioners and their parameters with defaults (--list-precond). */
+void cli_print_precond_list(void);
+
 #endif /* SPS_CLI_INFO_H */

@@ -16,6 +16,8 @@ typedef enum opt_arg { ARG_NONE, ARG_REQUIRED, ARG_OPTIONAL } opt_arg;
 typedef enum opt_id {
   OPT_SOLVER,
   OPT_PRECOND,
+  OPT_PRECOND_PARAM,
+  OPT_LIST_PRECOND,
   OPT_RTOL,
   OPT_ATOL,
   OPT_MAXIT,
@@ -47,6 +49,8 @@ typedef struct opt_spec {
 static const opt_spec option_table[] = {
     {"solver", 0, ARG_REQUIRED, OPT_SOLVER},
     {"precond", 0, ARG_REQUIRED, OPT_PRECOND},
+    {"precond-param", 0, ARG_REQUIRED, OPT_PRECOND_PARAM},
+    {"list-precond", 0, ARG_NONE, OPT_LIST_PRECOND},
     {"rtol", 0, ARG_REQUIRED, OPT_RTOL},
     {"atol", 0, ARG_REQUIRED, OPT_ATOL},
     {"maxit", 0, ARG_REQUIRED, OPT_MAXIT},
@@ -82,7 +86,14 @@ void cli_print_help(void)
         "  --solver cg|gmres|bicgstab|auto\n"
         "                        Krylov method (default auto: cg when A is symmetric, as\n"
         "                        declared by the file or checked numerically, else gmres)\n"
-        "  --precond none|jacobi preconditioner (default none)\n"
+        "  --precond NAME[:ARGS] preconditioner (default auto): none, jacobi, ilu0, ic0,\n"
+        "                        ilut[:FILL,DROP], bjacobi[:BLOCK], cheby[:DEGREE] or auto\n"
+        "                        (chosen from the matrix, moving on along a chain when one\n"
+        "                        fails or stagnates; the report lists every try)\n"
+        "  --precond-param NAME=VALUE\n"
+        "                        set a preconditioner parameter (repeatable), e.g.\n"
+        "                        ilut.fill=20, matching=1; see --list-precond\n"
+        "  --list-precond        list the preconditioners and their parameters, then exit\n"
         "  --rtol X              stop when ||b - Ax|| <= max(rtol*||b||, atol) (default 1e-8)\n"
         "  --atol X              absolute tolerance (default 0); rtol and atol are >= 0 and\n"
         "                        not both 0\n"
@@ -264,13 +275,103 @@ static int parse_solver(const char *text, cli_options *opt)
   return 0;
 }
 
+/* Append a parameter (the last value of a name wins in the library: they apply in order). */
+static int add_param(cli_options *opt, const char *name, size_t len, double value, const char *text)
+{
+  if (opt->nparams >= CLI_MAX_PRECOND_PARAMS)
+    return usage_error("too many preconditioner parameters (at most %d): '%s'",
+                       CLI_MAX_PRECOND_PARAMS, text);
+  if (len == 0 || len >= sizeof opt->params[0].name)
+    return usage_error("invalid preconditioner parameter '%s': expected NAME=VALUE (see spsolve "
+                       "--list-precond)",
+                       text);
+  cli_precond_param *p = &opt->params[opt->nparams++];
+  memcpy(p->name, name, len);
+  p->name[len] = '\0';
+  p->value = value;
+  return 0;
+}
+
+/* A number of a --precond argument list: finite, the whole field. */
+static int parse_field(const char *field, size_t len, double *out)
+{
+  char buf[64];
+  if (len == 0 || len >= sizeof buf) return -1;
+  memcpy(buf, field, len);
+  buf[len] = '\0';
+  char *end;
+  errno = 0;
+  const double v = strtod(buf, &end);
+  if (*end != '\0' || errno == ERANGE || !isfinite(v)) return -1;
+  *out = v;
+  return 0;
+}
+
+/*
+ * --precond NAME[:ARGS]: ARGS are shorthands for parameters: ilut:FILL[,DROP],
+ * bjacobi:BLOCK, cheby:DEGREE. Ranges are checked by the library when the solver is set up
+ * (the message names the parameter).
+ */
 static int parse_precond(const char *text, cli_options *opt)
 {
+  const char *colon = strchr(text, ':');
+  const size_t nlen = colon ? (size_t)(colon - text) : strlen(text);
+  char name[32];
   sps_precond_type type;
-  if (sps_precond_type_from_name(text, &type) != SPS_SUCCESS)
-    return usage_error("invalid value '%s' for --precond: expected none or jacobi", text);
+  snprintf(name, sizeof name, "%.*s", (int)(nlen < sizeof name ? nlen : sizeof name - 1), text);
+  if (nlen >= sizeof name || sps_precond_type_from_name(name, &type) != SPS_SUCCESS)
+    return usage_error("invalid value '%s' for --precond: expected none, jacobi, ilu0, ic0, "
+                       "ilut[:FILL,DROP], bjacobi[:BLOCK], cheby[:DEGREE] or auto",
+                       text);
   opt->precond = type;
+  if (!colon) return 0;
+  const char *args = colon + 1;
+  static const char *const ilut_names[] = {"ilut.fill", "ilut.drop"};
+  static const char *const bj_names[] = {"bjacobi.block"};
+  static const char *const cheby_names[] = {"cheby.degree"};
+  const char *const *names = NULL;
+  int max = 0;
+  if (type == SPS_PRECOND_ILUT) {
+    names = ilut_names;
+    max = 2;
+  } else if (type == SPS_PRECOND_BJACOBI) {
+    names = bj_names;
+    max = 1;
+  } else if (type == SPS_PRECOND_CHEBY) {
+    names = cheby_names;
+    max = 1;
+  } else {
+    return usage_error("invalid value '%s' for --precond: %s takes no arguments (use "
+                       "--precond-param)",
+                       text, name);
+  }
+  int k = 0;
+  for (const char *p = args;; k++) {
+    const char *comma = strchr(p, ',');
+    const size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    double v;
+    if (k >= max || parse_field(p, len, &v))
+      return usage_error("invalid value '%s' for --precond: expected %s", text,
+                         type == SPS_PRECOND_ILUT ? "ilut:FILL[,DROP] with numbers"
+                         : type == SPS_PRECOND_BJACOBI ? "bjacobi:BLOCK with an integer"
+                                                       : "cheby:DEGREE with an integer");
+    if (add_param(opt, names[k], strlen(names[k]), v, text)) return CLI_EXIT_USAGE;
+    if (!comma) break;
+    p = comma + 1;
+  }
   return 0;
+}
+
+/* --precond-param NAME=VALUE */
+static int parse_precond_param(const char *text, cli_options *opt)
+{
+  const char *eq = strchr(text, '=');
+  double v;
+  if (!eq || parse_field(eq + 1, strlen(eq + 1), &v))
+    return usage_error("invalid value '%s' for --precond-param: expected NAME=VALUE with a "
+                       "number (see spsolve --list-precond)",
+                       text);
+  return add_param(opt, text, (size_t)(eq - text), v, text);
 }
 
 /* --rhs FILE|ones|random; the last --rhs wins, but it may not contradict a positional b.mtx. */
@@ -303,6 +404,11 @@ static int apply_option(const opt_spec *spec, const char *val, cli_options *opt,
     return parse_solver(val, opt);
   case OPT_PRECOND:
     return parse_precond(val, opt);
+  case OPT_PRECOND_PARAM:
+    return parse_precond_param(val, opt);
+  case OPT_LIST_PRECOND:
+    opt->action = CLI_ACTION_LIST_PRECOND;
+    return 0;
   case OPT_RTOL:
     if (parse_double(name, val, &opt->rtol)) return CLI_EXIT_USAGE;
     if (opt->rtol < 0) return usage_error("invalid value '%s' for --%s: must be >= 0", val, name);

@@ -19,7 +19,8 @@ typedef enum cli_action {
   CLI_ACTION_SOLVE = 0,
   CLI_ACTION_HELP,
   CLI_ACTION_VERSION,
-  CLI_ACTION_LIST_SPMV
+  CLI_ACTION_LIST_SPMV,
+  CLI_ACTION_LIST_PRECOND
 } cli_action;
 
 /* Where the right-hand side comes from. */
@@ -33,6 +34,14 @@ typedef enum cli_rhs_kind {
 /* Which solver; AUTO picks CG for a symmetric matrix and GMRES otherwise. */
 typedef enum cli_solver_choice { CLI_SOLVER_AUTO = -1 } cli_solver_choice;
 
+/* A preconditioner parameter from --precond-param NAME=VALUE or --precond NAME:ARGS. */
+typedef struct cli_precond_param {
+  char name[32];
+  double value;
+} cli_precond_param;
+
+#define CLI_MAX_PRECOND_PARAMS 32
+
 typedef struct cli_options {
   cli_action action;
   const char *matrix_path; /* first positional argument */
@@ -42,6 +51,8 @@ typedef struct cli_options {
   uint64_t seed;
   int solver; /* an sps_solver_type or CLI_SOLVER_AUTO */
   sps_precond_type precond;
+  cli_precond_param params[CLI_MAX_PRECOND_PARAMS]; /* applied in order */
+  int nparams;
   double rtol, atol;
   int maxit, restart;
   int flexible; /* --flexible: flexible GMRES */

@@ -61,7 +61,37 @@ static double per_iteration(const cli_report *r)
 /* Flexible GMRES is in force: asked for, GMRES, and a preconditioner (the library ignores it without one). */
 static int cli_report_flexible(const cli_report *r)
 {
-  return r->solver == SPS_SOLVER_GMRES && r->opt->flexible && r->opt->precond != SPS_PRECOND_NONE;
+  return r->solver == SPS_SOLVER_GMRES && r->opt->flexible && r->precond != SPS_PRECOND_NONE;
+}
+
+/* The preconditioner's line, what it did at setup, and the tries of the automatic choice. */
+static void cli_report_precond_text(FILE *out, const cli_report *r)
+{
+  const sps_precond_info *pi = &r->pcinfo;
+  fprintf(out, "preconditioner  %s%s\n", sps_precond_type_name(r->precond),
+          r->opt->precond == SPS_PRECOND_AUTO ? " (chosen automatically)" : "");
+  if (pi->negated) fprintf(out, "  negated       solved as (-A) x = -b (A has a negative diagonal)\n");
+  if (pi->matched || pi->scaled)
+    fprintf(out, "  reordering    %s%s%s: %lld rows moved to put large entries on the diagonal\n",
+            pi->matched ? "matching" : "", pi->matched && pi->scaled ? " and " : "",
+            pi->scaled ? "scaling" : "", (long long)pi->permuted_rows);
+  if (pi->nnz_factors)
+    fprintf(out, "  factors       %lld entries, %d + %d level sets\n", (long long)pi->nnz_factors,
+            pi->levels_lower, pi->levels_upper);
+  if (pi->replaced_pivots)
+    fprintf(out, "  pivots        %lld small or zero pivots replaced\n", (long long)pi->replaced_pivots);
+  if (pi->pivot_swaps) fprintf(out, "  pivoting      %lld column swaps\n", (long long)pi->pivot_swaps);
+  if (pi->shift > 0.0)
+    fprintf(out, "  shift         A + %g diag(A) (%d factorisations tried)\n", pi->shift,
+            pi->shift_tries);
+  if (pi->block_size) fprintf(out, "  blocks        %d rows each\n", pi->block_size);
+  if (pi->degree)
+    fprintf(out, "  polynomial    degree %d on [%.3g, %.3g]\n", pi->degree, pi->eig_min, pi->eig_max);
+  if (r->attempt_count > 1 || r->opt->verbose)
+    for (int k = 0; k < r->attempt_count; k++) {
+      const sps_solver_attempt *a = &r->attempts[k];
+      fprintf(out, "  try %-2d        %s%s\n", k + 1, a->note, a->accepted ? " [used]" : "");
+    }
 }
 
 void cli_report_text(FILE *out, const cli_report *r)
@@ -83,26 +113,12 @@ void cli_report_text(FILE *out, const cli_report *r)
   else
     fprintf(out, "rhs             %s\n", rhs_name(o->rhs));
   fprintf(out, "device          %s\n", r->device);
-  fprintf(out, "solver          %s", sps_solver_type_name(r->solver));
+  fprintf(out, "solver          %s%s", sps_solver_type_name(r->solver),
+          r->opt->solver == CLI_SOLVER_AUTO ? " (chosen automatically)" : "");
   if (r->solver == SPS_SOLVER_GMRES)
     fprintf(out, "(%d)%s", o->restart, cli_report_flexible(r) ? ", flexible" : "");
   fprintf(out, ", rtol %g, atol %g, maxit %d\n", o->rtol, o->atol, o->maxit);
-  fprintf(out, "preconditioner  %s\n", sps_precond_type_name(r->precond));
-  {
-    const sps_precond_info *pi = &r->pcinfo;
-    if (pi->matched || pi->scaled)
-      fprintf(out, "  reordering    %s%s%s (%lld rows moved)\n", pi->matched ? "matching" : "",
-              pi->matched && pi->scaled ? " and " : "", pi->scaled ? "scaling" : "",
-              (long long)pi->permuted_rows);
-    if (pi->negated) fprintf(out, "  negated       solved as (-A) x = -b\n");
-    if (pi->nnz_factors)
-      fprintf(out, "  factors       %lld entries, %d + %d levels, %lld pivots replaced, shift %g (%d tries), growth %.3g\n",
-              (long long)pi->nnz_factors, pi->levels_lower, pi->levels_upper,
-              (long long)pi->replaced_pivots, pi->shift, pi->shift_tries, pi->growth);
-  }
-  for (int k = 0; k < r->attempt_count; k++)
-    fprintf(out, "  try %d         %s%s (%d its)\n", k + 1, r->attempts[k].note,
-            r->attempts[k].accepted ? " [used]" : "", r->attempts[k].iterations);
+  cli_report_precond_text(out, r);
   fprintf(out, "spmv            %s", sps_spmv_kind_name(r->spmv));
   if (r->threads_per_row > 1) fprintf(out, " (%d threads per row)", r->threads_per_row);
   fputc('\n', out);
@@ -201,8 +217,49 @@ void cli_report_json(FILE *out, const cli_report *r)
   json_string(out, r->device);
   json_key(out, "solver");
   json_string(out, sps_solver_type_name(r->solver));
+  json_key(out, "solver_requested");
+  json_string(out, o->solver == CLI_SOLVER_AUTO ? "auto" : sps_solver_type_name((sps_solver_type)o->solver));
   json_key(out, "precond");
+  json_string(out, sps_precond_type_name(r->precond));
+  json_key(out, "precond_requested");
   json_string(out, sps_precond_type_name(o->precond));
+  {
+    const sps_precond_info *pi = &r->pcinfo;
+    json_key(out, "precond_info");
+    fprintf(out, "{\"matched\": %s, \"scaled\": %s, \"negated\": %s, \"permuted_rows\": %lld, "
+                 "\"unmatched_rows\": %lld, \"replaced_pivots\": %lld, \"pivot_swaps\": %lld, "
+                 "\"shift\": ",
+            pi->matched ? "true" : "false", pi->scaled ? "true" : "false",
+            pi->negated ? "true" : "false", (long long)pi->permuted_rows,
+            (long long)pi->unmatched_rows, (long long)pi->replaced_pivots,
+            (long long)pi->pivot_swaps);
+    json_number(out, pi->shift);
+    fprintf(out, ", \"shift_tries\": %d, \"nnz_factors\": %lld, \"levels_lower\": %d, "
+                 "\"levels_upper\": %d, \"growth\": ",
+            pi->shift_tries, (long long)pi->nnz_factors, pi->levels_lower, pi->levels_upper);
+    json_number(out, pi->growth);
+    fprintf(out, ", \"block_size\": %d, \"degree\": %d, \"eig_min\": ", pi->block_size, pi->degree);
+    json_number(out, pi->eig_min);
+    fputs(", \"eig_max\": ", out);
+    json_number(out, pi->eig_max);
+    fputc('}', out);
+  }
+  json_key(out, "attempts");
+  fputc('[', out);
+  for (int k = 0; k < r->attempt_count; k++) {
+    const sps_solver_attempt *a = &r->attempts[k];
+    fputs(k ? ",\n    {" : "\n    {", out);
+    fputs("\"solver\": ", out);
+    json_string(out, sps_solver_type_name(a->method));
+    fputs(", \"precond\": ", out);
+    json_string(out, sps_precond_type_name(a->precond));
+    fprintf(out, ", \"iterations\": %d, \"residual_rel\": ", a->iterations);
+    json_number(out, a->residual_rel);
+    fprintf(out, ", \"used\": %s, \"note\": ", a->accepted ? "true" : "false");
+    json_string(out, a->note);
+    fputc('}', out);
+  }
+  fputs(r->attempt_count ? "\n  ]" : "]", out);
   json_key(out, "spmv");
   json_string(out, sps_spmv_kind_name(r->spmv));
   json_key(out, "spmv_threads_per_row");

@@ -200,6 +200,16 @@ static int make_rhs(cli_state *s, const cli_options *opt, cli_report *r)
   return 0;
 }
 
+/* The parameters of --precond NAME:ARGS and --precond-param, in order. */
+static sps_status set_precond_params(sps_solver *sv, const cli_options *opt)
+{
+  for (int k = 0; k < opt->nparams; k++) {
+    const sps_status st = sps_solver_set_precond_param(sv, opt->params[k].name, opt->params[k].value);
+    if (st != SPS_SUCCESS) return st;
+  }
+  return SPS_SUCCESS;
+}
+
 /* Create, configure, set up and run the solver, then read its results into the report. */
 static int run_solver(cli_state *s, const cli_options *opt, cli_report *r)
 {
@@ -213,6 +223,7 @@ static int run_solver(cli_state *s, const cli_options *opt, cli_report *r)
       (st = sps_solver_set_restart(sv, opt->restart)) != SPS_SUCCESS ||
       (st = sps_solver_set_flexible(sv, opt->flexible)) != SPS_SUCCESS ||
       (st = sps_solver_set_precond(sv, opt->precond)) != SPS_SUCCESS ||
+      (st = set_precond_params(sv, opt)) != SPS_SUCCESS ||
       (st = sps_solver_set_spmv(sv, opt->spmv, opt->threads_per_row)) != SPS_SUCCESS ||
       (st = sps_solver_set_history(sv, opt->history)) != SPS_SUCCESS ||
       (opt->monitor_every > 0 &&
@@ -297,6 +308,9 @@ int main(int argc, char **argv)
     return 0;
   case CLI_ACTION_LIST_SPMV:
     cli_print_spmv_list();
+    return 0;
+  case CLI_ACTION_LIST_PRECOND:
+    cli_print_precond_list();
     return 0;
   case CLI_ACTION_SOLVE:
     break;

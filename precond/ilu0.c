@@ -81,6 +81,7 @@ sps_status sps_ilu0_factor(sps_lu_factors *f, const sps_host_csr *B, double pivo
     sps_ref_ilu0_factor(n, f->rowptr, f->diag, f->colind, f->values, hmax, pivot_tol, spd,
                         f->dinv, replaced, breakdowns);
   }
+  SPS_TRY(sps_lu_factors_refresh(f));
 cleanup:
   if (dmax) be->free(ctx, dmax);
   if (flags) be->free(ctx, flags);

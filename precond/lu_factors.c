@@ -71,7 +71,14 @@ cleanup:
 
 sps_status sps_lu_factors_set_dinv(sps_lu_factors *f, const double *h_dinv)
 {
-  return f->ctx->be->upload(f->ctx, f->dinv, h_dinv, (size_t)f->n * sizeof(double));
+  SPS_CHECK(f->ctx->be->upload(f->ctx, f->dinv, h_dinv, (size_t)f->n * sizeof(double)));
+  return sps_lu_factors_refresh(f);
+}
+
+sps_status sps_lu_factors_refresh(sps_lu_factors *f)
+{
+  SPS_CHECK(sps_trisolve_refresh(f->lower));
+  return sps_trisolve_refresh(f->upper);
 }
 
 sps_status sps_lu_factors_apply(sps_lu_factors *f, const double *r, double *z)

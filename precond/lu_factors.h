@@ -43,8 +43,11 @@ typedef struct sps_lu_factors {
 sps_status sps_lu_factors_create(sps_context *ctx, sps_lu_factors *f, const sps_host_csr *F,
                                  const sps_reorder *r, const int32_t *col_perm);
 
-/* Upload 1/u_ii (host, n values). */
+/* Upload 1/u_ii (host, n values); the values are then final (refreshes the solve plans). */
 sps_status sps_lu_factors_set_dinv(sps_lu_factors *f, const double *h_dinv);
+
+/* The values changed in place (a factorisation ran): refresh the solve plans' copies. */
+sps_status sps_lu_factors_refresh(sps_lu_factors *f);
 
 /* z <- M^-1 r (context memory, z may equal r). */
 sps_status sps_lu_factors_apply(sps_lu_factors *f, const double *r, double *z);

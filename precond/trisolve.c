@@ -3,6 +3,7 @@
 
 #include "trisolve.h"
 #include "ref/kernels.h"
+#include "../spmv/spmv_internal.h"
 #ifdef SPS_HAVE_CUDA
 #include "../core/cuda_state.h"
 #include "cuda/launchers.h"
@@ -20,10 +21,97 @@ struct sps_trisolve {
   const double *values, *dinv;
   /* Context memory, owned. */
   int32_t *order;      /* n: rows by level */
-  int32_t *task_start; /* ntasks + 1: into order (CUDA only) */
-  unsigned *flags;     /* n (CUDA only) */
-  void *ctrl;          /* struct sps_cuda_sync_ctrl (CUDA only) */
+  int32_t *task_start; /* ntasks + 1: into order (CUDA, synchronisation-free) */
+  int group;           /* lanes a row in the one-block CUDA solve: from the mean row length */
+  void *ctrl;          /* struct sps_cuda_sync_ctrl (CUDA) */
+  /* The one-block CUDA solve (small n): steps and the lane-interleaved copy of the entries. */
+  int64_t nsteps, ell_total;
+  void *steps;      /* nsteps struct sps_cuda_tri_step */
+  int32_t *ell_col; /* ell_total: columns, n for padding */
+  int64_t *ell_src; /* ell_total: position in the bound values, -1 for padding */
+  double *ell_val;  /* ell_total: the values, gathered by sps_trisolve_refresh */
 };
+
+#ifdef SPS_HAVE_CUDA
+/*
+ * The steps of the one-block solve: each level cut into runs of at most 1024/G rows (G lanes
+ * a row); a step's entries are stored lane-interleaved, entry r of thread u (lane u % G of
+ * the row u / G) at base + r * rows * G + u, r < width = the longest row of the step in
+ * units of G; a thread's entries are its row's k = begin + lane + r G. Padding points at the
+ * zero x[n].
+ */
+static sps_status build_steps(sps_trisolve *t, const int64_t *h_rowptr, const int64_t *h_diag,
+                              const int32_t *h_colind, const int32_t *order, const int32_t *lend)
+{
+  sps_context *ctx = t->ctx;
+  const sps_backend *be = ctx->be;
+  const int64_t n = t->n;
+  const int G = t->group, groups = 1024 / G;
+  sps_status st = SPS_SUCCESS;
+  sps_cuda_tri_step *steps = NULL;
+  int32_t *col = NULL;
+  int64_t *src = NULL;
+  /* First pass: the steps and the total size. */
+  int64_t ns = 0, total = 0;
+  for (int32_t l = 0; l < t->levels; l++)
+    for (int32_t at = l > 0 ? lend[l - 1] : 0; at < lend[l]; at += groups) ns++;
+  SPS_TRY(sps_host_alloc(ctx, (void **)&steps, ns > 0 ? (size_t)ns : 1, sizeof *steps,
+                         "triangular solve steps"));
+  ns = 0;
+  for (int32_t l = 0; l < t->levels; l++)
+    for (int32_t at = l > 0 ? lend[l - 1] : 0; at < lend[l]; at += groups) {
+      const int32_t rows = lend[l] - at < groups ? lend[l] - at : groups;
+      int64_t width = 0;
+      for (int32_t g = 0; g < rows; g++) {
+        const int64_t i = order[at + g];
+        const int64_t len = t->upper ? h_rowptr[i + 1] - h_diag[i] - 1 : h_diag[i] - h_rowptr[i];
+        const int64_t w = (len + G - 1) / G;
+        if (w > width) width = w;
+      }
+      sps_cuda_tri_step *p = &steps[ns++];
+      p->base = total;
+      p->first = at;
+      p->rows = rows;
+      p->width = (int32_t)width;
+      p->sync = at + rows == lend[l];
+      total += width * rows * G;
+    }
+  SPS_TRY(sps_host_alloc(ctx, (void **)&col, total > 0 ? (size_t)total : 1, sizeof(int32_t),
+                         "triangular solve columns"));
+  SPS_TRY(sps_host_alloc(ctx, (void **)&src, total > 0 ? (size_t)total : 1, sizeof(int64_t),
+                         "triangular solve entry map"));
+  for (int64_t s = 0; s < ns; s++) {
+    const sps_cuda_tri_step *p = &steps[s];
+    const int64_t active = (int64_t)p->rows * G;
+    for (int64_t u = 0; u < active; u++) {
+      const int64_t i = order[p->first + u / G];
+      const int64_t kb = t->upper ? h_diag[i] + 1 : h_rowptr[i];
+      const int64_t ke = t->upper ? h_rowptr[i + 1] : h_diag[i];
+      for (int64_t r = 0; r < p->width; r++) {
+        const int64_t k = kb + u % G + r * G, at = p->base + r * active + u;
+        col[at] = k < ke ? h_colind[k] : (int32_t)n;
+        src[at] = k < ke ? k : -1;
+      }
+    }
+  }
+  t->nsteps = ns;
+  t->ell_total = total;
+  SPS_TRY(be->malloc(ctx, &t->steps, (ns > 0 ? (size_t)ns : 1) * sizeof *steps,
+                     "triangular solve steps"));
+  SPS_TRY(be->upload(ctx, t->steps, steps, (size_t)ns * sizeof *steps));
+  const size_t tt = total > 0 ? (size_t)total : 1;
+  SPS_TRY(be->malloc(ctx, (void **)&t->ell_col, tt * sizeof(int32_t), "triangular solve columns"));
+  SPS_TRY(be->upload(ctx, t->ell_col, col, (size_t)total * sizeof(int32_t)));
+  SPS_TRY(be->malloc(ctx, (void **)&t->ell_src, tt * sizeof(int64_t), "triangular solve entry map"));
+  SPS_TRY(be->upload(ctx, t->ell_src, src, (size_t)total * sizeof(int64_t)));
+  SPS_TRY(be->malloc(ctx, (void **)&t->ell_val, tt * sizeof(double), "triangular solve values"));
+cleanup:
+  sps_host_free(steps);
+  sps_host_free(col);
+  sps_host_free(src);
+  return st;
+}
+#endif
 
 /*
  * Levels: level(i) = 1 + max level(j) over the entries j of row i's triangle (0 without
@@ -70,7 +158,12 @@ sps_status sps_trisolve_create(sps_context *ctx, sps_trisolve **out, int64_t n, 
     const int64_t i = upper ? n - 1 - s : s;
     order[count[level[i]]++] = (int32_t)i;
   }
-  /* count[l] is now the end of level l in order. Tasks: at most n + levels of them. */
+  /* count[l] is now the end of level l in order (so count[l - 1] its start). */
+  int64_t nnz_tri = 0;
+  for (int64_t i = 0; i < n; i++)
+    nnz_tri += upper ? h_rowptr[i + 1] - h_diag[i] - 1 : h_diag[i] - h_rowptr[i];
+  t->group = sps_spmv_tpr_from_mean(n > 0 ? (double)nnz_tri / (double)n : 0.0, 1);
+  /* Tasks: at most n + levels of them. */
   SPS_TRY(sps_host_alloc(ctx, (void **)&tasks, (size_t)n + (size_t)nlev + 1, sizeof(int32_t),
                          "triangular solve tasks"));
   int64_t nt = 0, at = 0;
@@ -108,16 +201,16 @@ sps_status sps_trisolve_create(sps_context *ctx, sps_trisolve **out, int64_t n, 
   SPS_TRY(be->upload(ctx, t->order, order, (size_t)n * sizeof(int32_t)));
 #ifdef SPS_HAVE_CUDA
   if (ctx->kind == SPS_DEVICE_CUDA) {
-    SPS_TRY(be->malloc(ctx, (void **)&t->task_start, ((size_t)nt + 1) * sizeof(int32_t),
-                       "triangular solve tasks"));
-    SPS_TRY(be->upload(ctx, t->task_start, tasks, ((size_t)nt + 1) * sizeof(int32_t)));
-    SPS_TRY(be->malloc(ctx, (void **)&t->flags, (n > 0 ? (size_t)n : 1) * sizeof(unsigned),
-                       "triangular solve flags"));
+    if (n <= sps_cuda_trisolve_block_max_n()) {
+      SPS_TRY(build_steps(t, h_rowptr, h_diag, h_colind, order, count));
+    } else {
+      SPS_TRY(be->malloc(ctx, (void **)&t->task_start, ((size_t)nt + 1) * sizeof(int32_t),
+                         "triangular solve tasks"));
+      SPS_TRY(be->upload(ctx, t->task_start, tasks, ((size_t)nt + 1) * sizeof(int32_t)));
+    }
     SPS_TRY(be->malloc(ctx, &t->ctrl, sizeof(sps_cuda_sync_ctrl), "triangular solve control"));
-    struct sps_cuda_state *cs = sps_cuda(ctx);
-    SPS_CUDA(ctx, cudaMemsetAsync(t->flags, 0, (n > 0 ? (size_t)n : 1) * sizeof(unsigned),
-                                  cs->stream));
-    SPS_CUDA(ctx, cudaMemsetAsync(t->ctrl, 0, sizeof(sps_cuda_sync_ctrl), cs->stream));
+    if (cudaMemsetAsync(t->ctrl, 0, sizeof(sps_cuda_sync_ctrl), sps_cuda(ctx)->stream) != cudaSuccess)
+      SPS_TRY_FAIL(ctx, SPS_ERR_CUDA, "triangular solve: cannot clear the control words");
   }
 #endif
   *out = t;
@@ -141,6 +234,18 @@ void sps_trisolve_bind(sps_trisolve *t, const int64_t *rowptr, const int64_t *di
   t->dinv = dinv;
 }
 
+sps_status sps_trisolve_refresh(sps_trisolve *t)
+{
+#ifdef SPS_HAVE_CUDA
+  if (t->steps)
+    SPS_CUDA_LAUNCH(t->ctx, sps_cuda_trisolve_gather(sps_cuda(t->ctx)->stream, t->ell_total,
+                                                     t->ell_src, t->values, t->ell_val));
+#else
+  (void)t;
+#endif
+  return SPS_SUCCESS;
+}
+
 sps_status sps_trisolve_apply(sps_trisolve *t, const double *b, const int32_t *in_perm,
                               const double *in_scale, double *x, double *out,
                               const int32_t *out_perm, const double *out_scale)
@@ -148,11 +253,12 @@ sps_status sps_trisolve_apply(sps_trisolve *t, const double *b, const int32_t *i
   if (t->n == 0) return SPS_SUCCESS;
 #ifdef SPS_HAVE_CUDA
   if (t->ctx->kind == SPS_DEVICE_CUDA) {
-    SPS_CUDA_LAUNCH(t->ctx, sps_cuda_trisolve(sps_cuda(t->ctx)->stream, t->n, t->upper, t->ntasks,
-                                              t->task_start, t->order, t->rowptr, t->diag,
-                                              t->colind, t->values, t->dinv, b, in_perm,
-                                              in_scale, x, out, out_perm, out_scale, t->flags,
-                                              (sps_cuda_sync_ctrl *)t->ctrl));
+    SPS_CUDA_LAUNCH(t->ctx, sps_cuda_trisolve(sps_cuda(t->ctx)->stream, t->n, t->upper, t->nsteps,
+                                              (const sps_cuda_tri_step *)t->steps, t->ell_col,
+                                              t->ell_val, t->ntasks, t->task_start, t->order,
+                                              t->group, t->rowptr, t->diag, t->colind, t->values,
+                                              t->dinv, b, in_perm, in_scale, x, out, out_perm,
+                                              out_scale, (sps_cuda_sync_ctrl *)t->ctrl));
     return SPS_SUCCESS;
   }
 #endif
@@ -178,7 +284,10 @@ void sps_trisolve_destroy(sps_trisolve **tp)
   const sps_backend *be = t->ctx->be;
   if (t->order) be->free(t->ctx, t->order);
   if (t->task_start) be->free(t->ctx, t->task_start);
-  if (t->flags) be->free(t->ctx, t->flags);
+  if (t->steps) be->free(t->ctx, t->steps);
+  if (t->ell_col) be->free(t->ctx, t->ell_col);
+  if (t->ell_src) be->free(t->ctx, t->ell_src);
+  if (t->ell_val) be->free(t->ctx, t->ell_val);
   if (t->ctrl) be->free(t->ctx, t->ctrl);
   sps_host_free(t);
   *tp = NULL;

@@ -16,10 +16,11 @@ extern "C" {
  * Analysis (create): the level of a row is one more than the largest level of the rows it
  * depends on (Anderson and Saad 1989); rows are ordered by level and cut into tasks of one
  * level each: a row of more than SPS_TRISOLVE_LONG entries alone (a warp sums it), other
- * rows by up to 32 (a thread each). The CUDA solve takes the tasks in that order from an
- * atomic ticket and waits for each dependency on a per-row flag (synchronisation-free; Liu
- * et al. 2016 in CSR form), so one launch does the whole solve; the CPU solve runs the
- * reference in row order.
+ * rows by up to 32 (a thread each). The CUDA solve (precond/cuda/trisolve.cu) is one launch:
+ * for small n one thread block walks the levels with x in shared memory; otherwise a
+ * persistent grid takes the tasks in order from an atomic ticket and waits for each
+ * dependency on the value itself (synchronisation-free; Liu et al. 2016, in CSR form). The
+ * CPU solve runs the reference in row order.
  */
 #define SPS_TRISOLVE_LONG 32
 
@@ -37,6 +38,10 @@ sps_status sps_trisolve_create(sps_context *ctx, sps_trisolve **t, int64_t n, in
  * NULL: unit diagonal. */
 void sps_trisolve_bind(sps_trisolve *t, const int64_t *rowptr, const int64_t *diag,
                        const int32_t *colind, const double *values, const double *dinv);
+
+/* After the bound values changed (a factorisation ran): refresh the plan's own copy of
+ * them (the one-block CUDA solve keeps one); nothing elsewhere. */
+sps_status sps_trisolve_refresh(sps_trisolve *t);
 
 /*
  * x <- the solution (context memory, n doubles, not aliasing b), with the optional gather

@@ -4,8 +4,8 @@
  * part of row i, ascending, l_ik = a_ik / u_kk, then a_ij -= l_ik u_kj for the j > k of
  * row k that row i also has; then the pivot rule on u_ii and dinv_i = 1 / u_ii.
  *
- * Thread-to-data map: warp w takes the w-th row of the lower triangle's level order from an
- * atomic ticket (precond/cuda/sync.cuh). For each k of its lower part, in order, the warp
+ * Thread-to-data map: a persistent grid of warps takes the rows of the lower triangle's level
+ * order one after another from an atomic ticket (precond/cuda/sync.cuh). For each k of its lower part, in order, the warp
  * waits for row k's flag, lane 0 forms l_ik, and the lanes stride over row k's upper part,
  * each finding its column in row i by binary search and updating that entry: within one k
  * the lanes update distinct entries, and the k are taken one after the other, so every
@@ -50,10 +50,9 @@ __global__ void __launch_bounds__(kThreads)
                 double *values, const double *__restrict__ rowmax, double pivot_tol, int spd,
                 double *dinv, unsigned *flags, sps_cuda_sync_ctrl *ctrl, unsigned warps)
 {
-  unsigned task, epoch;
-  sps_sync::take_task(ctrl, &task, &epoch);
+  const unsigned epoch = sps_sync::launch_epoch(ctrl);
   const int lane = threadIdx.x & 31;
-  if (task < n) {
+  for (unsigned task = sps_sync::take_task(ctrl); task < n; task = sps_sync::take_task(ctrl)) {
     const int i = order[task];
     const int64_t rb = rowptr[i], re = rowptr[i + 1], di = diag[i];
     for (int64_t p = rb; p < di; p++) {
@@ -89,6 +88,7 @@ __global__ void __launch_bounds__(kThreads)
       __stcg(&dinv[i], 1.0 / u);
       sps_sync::store_release(&flags[i], epoch);
     }
+    __syncwarp();
   }
   sps_sync::finish_task(ctrl, warps, epoch);
 }
@@ -103,7 +103,7 @@ extern "C" cudaError_t sps_cuda_ilu0_factor(cudaStream_t stream, int64_t n, cons
                                             sps_cuda_sync_ctrl *ctrl)
 {
   if (n <= 0) return cudaSuccess;
-  const int64_t blocks = (n + kWarps - 1) / kWarps;
+  const int64_t blocks = sps_sync::persistent_blocks(n, kWarps);
   ilu0_kernel<<<(unsigned)blocks, kThreads, 0, stream>>>(n, order, rowptr, diag, colind, values,
                                                          rowmax, pivot_tol, spd, dinv, flags, ctrl,
                                                          (unsigned)(blocks * kWarps));

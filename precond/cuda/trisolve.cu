@@ -1,28 +1,36 @@
-/* trisolve.cu: the synchronisation-free sparse triangular solve, one launch per solve.
+/* trisolve.cu: the sparse triangular solve on the GPU, one launch per solve: one thread block with x in shared memory for small n, synchronisation-free over the whole GPU otherwise.
  *
  * The math (precond/ref/kernels.h, sps_ref_trisolve): x_i = (b_i - sum_j t_ij x_j) * dinv_i
- * over the row's triangle, with the optional gather and scale of b and scatter of x.
+ * over the row's triangle, with the optional gather and scale of b and scatter of x. Rows
+ * are taken in the level order of the plan (precond/trisolve.c): a row depends only on rows
+ * of lower levels.
  *
- * Thread-to-data map: the plan (precond/trisolve.c) orders rows by level set and cuts each
- * level into tasks; warp w takes task t from an atomic ticket (so tasks start in level
- * order). A task of 2 to 32 rows of one level gives each lane one row, which it walks left
- * to right; a task of one row (a long row, or a level's last single row) is walked by the
- * whole warp, lanes striding over its entries, and reduced by shuffles. Before reading x_j a
- * thread waits for row j's flag to hold this launch's epoch (acquire); after writing x_i
- * (through L2) it publishes its own flag (release). Rows of one level never wait for each
- * other, and every row a thread waits for belongs to a task taken earlier by a running warp.
+ * Small n (x fits in shared memory, n <= kBlockMaxN): one block of 1024 threads walks the
+ * levels one after another with a barrier between two levels; within a level, groups of G
+ * lanes (G = 1..32, from the plan's mean row length) take one row each, sum it by strided
+ * lanes and shuffles, and write x_i into shared memory. A level costs a barrier and one
+ * row's latency (a fraction of a microsecond) instead of a round trip through L2, which is
+ * what makes the long dependency chains of small matrices (hundreds of levels) cheap. x is
+ * written to global memory at the end. Loses when a level has far more rows than one SM can
+ * process quickly, which small n rules out.
+ *
+ * Large n (synchronisation-free): x is filled with a sentinel bit pattern (all ones, a NaN
+ * no arithmetic here produces) before the launch; a persistent grid of warps takes the
+ * plan's tasks in level order from an atomic ticket (precond/cuda/sync.cuh): a task of 2 to
+ * 32 rows of one level gives each lane one row, a task of one row is summed by the whole
+ * warp. A thread needing x_j polls it (a relaxed load through L2) until it is no longer the
+ * sentinel: the value is its own ready flag, so no fence or separate flag is needed, and
+ * the 8-byte store that publishes x_i is atomic. Every row a thread waits for belongs to a
+ * task taken earlier by a running warp, so the kernel cannot deadlock. A level costs about
+ * one L2 round trip: wins on wide levels (grids, circuits), loses on long chains.
  *
  * Rounding: b_i and the rounded products -t_ij x_j go into a compensated sum
  * (core/compensated_sum.h) whatever the lane split, so x agrees to the bit with the CPU
- * reference.
- *
- * Memory access: within a short task the lanes read rows that are neighbours in level
- * order, not in memory; the x_j gathers go through L2 (__ldcg), since another SM wrote
- * them during this launch. Where it wins: many rows per level (grids, circuits); where it
- * loses: long chains of one row per level, where each step costs a flag round trip through
- * L2 (about a microsecond per level).
+ * reference; a computed x_i equal to the sentinel pattern (only possible from a NaN input
+ * with that payload) is written as the default NaN.
  */
 #include <cstdint>
+#include <cstdlib>
 
 #include <cuda_runtime.h>
 
@@ -33,12 +41,21 @@
 namespace
 {
 
-constexpr int kThreads = 128;
-constexpr int kWarps = kThreads / 32;
+constexpr int kWarpThreads = 128; /* the synchronisation-free kernel's blocks */
+constexpr int kWarps = kWarpThreads / 32;
+constexpr int kBlockThreads = 1024; /* the one-block kernel */
+constexpr unsigned long long kSentinel = 0xffffffffffffffffull;
 
 struct tri_args {
+  int64_t n;
+  int upper;
+  int64_t nsteps;
+  const sps_cuda_tri_step *steps;
+  const int32_t *ell_col;
+  const double *ell_val;
   int64_t ntasks;
   const int32_t *task_start, *order;
+  int group;
   const int64_t *rowptr, *diag;
   const int32_t *colind;
   const double *values, *dinv, *b;
@@ -47,9 +64,8 @@ struct tri_args {
   double *x, *out;
   const int32_t *out_perm;
   const double *out_scale;
-  unsigned *flags;
   sps_cuda_sync_ctrl *ctrl;
-  int upper;
+  unsigned pause_max; /* DEV ONLY */
 };
 
 __device__ __forceinline__ double rhs_of(const tri_args &a, int i)
@@ -58,25 +74,148 @@ __device__ __forceinline__ double rhs_of(const tri_args &a, int i)
   return a.in_scale ? a.in_scale[i] * bi : bi;
 }
 
-/* x_i from the finished sum; publish the row. */
-__device__ __forceinline__ void finish_row(const tri_args &a, int i, sps_csum acc, unsigned epoch)
+__device__ __forceinline__ double finish_value(const tri_args &a, int i, sps_csum acc)
 {
   double xi = sps_csum_value(acc);
   if (a.dinv) xi = xi * a.dinv[i];
-  __stcg(&a.x[i], xi);
-  if (a.out) {
-    const int dst = a.out_perm ? a.out_perm[i] : i;
-    a.out[dst] = a.out_scale ? a.out_scale[i] * xi : xi;
-  }
-  sps_sync::store_release(&a.flags[i], epoch);
+  return xi;
 }
 
-__global__ void __launch_bounds__(kThreads) trisolve_kernel(tri_args a, unsigned warps)
+__device__ __forceinline__ void scatter(const tri_args &a, int i, double xi)
 {
-  unsigned task, epoch;
-  sps_sync::take_task(a.ctrl, &task, &epoch);
+  if (!a.out) return;
+  const int dst = a.out_perm ? a.out_perm[i] : i;
+  a.out[dst] = a.out_scale ? a.out_scale[i] * xi : xi;
+}
+
+/* What a thread holds of one step of the one-block solve: its row, the right-hand side and
+ * inverse pivot (lane 0 of a group), and its first kPre entries (column, value). */
+constexpr int kPre = 4;
+struct step_regs {
+  int64_t base;
+  int width, active, sync, i;
+  double bi, di;
+  int c[kPre];
+  double v[kPre];
+};
+
+/* Issue the loads of step s (none of them depends on x, so they fly during the step before). */
+template <int G>
+__device__ __forceinline__ void load_step(const tri_args &a, int64_t s, step_regs &B)
+{
+  const int tid = threadIdx.x, lane = tid % G, grp = tid / G;
+  const sps_cuda_tri_step st = a.steps[s];
+  B.base = st.base;
+  B.width = st.width;
+  B.active = st.rows * G;
+  B.sync = st.sync;
+  if (tid >= B.active) return;
+#pragma unroll
+  for (int r = 0; r < kPre; r++)
+    if (r < B.width) {
+      const int64_t p = B.base + (int64_t)r * B.active + tid;
+      B.c[r] = a.ell_col[p];
+      B.v[r] = a.ell_val[p];
+    }
+  if (lane == 0) {
+    B.i = a.order[st.first + grp];
+    B.bi = rhs_of(a, B.i);
+    B.di = a.dinv ? a.dinv[B.i] : 1.0;
+  }
+}
+
+/* Sum the step's rows from x in shared memory, write their x_i, and end the level. */
+template <int G> __device__ __forceinline__ void run_step(const tri_args &a, const step_regs &B, double *sx)
+{
+  const int tid = threadIdx.x, lane = tid % G;
+  const bool act = tid < B.active;
+  sps_csum acc = sps_csum_zero();
+  if (act) {
+    if (lane == 0) sps_csum_add(&acc, B.bi);
+#pragma unroll
+    for (int r = 0; r < kPre; r++)
+      if (r < B.width) sps_csum_add(&acc, -(B.v[r] * sx[B.c[r]]));
+    for (int r = kPre; r < B.width; r++) {
+      const int64_t p = B.base + (int64_t)r * B.active + tid;
+      sps_csum_add(&acc, -(a.ell_val[p] * sx[a.ell_col[p]]));
+    }
+  }
+  if (G > 1) acc = sps_reduce::lanes_sum<G>(acc);
+  if (act && lane == 0) {
+    double xi = sps_csum_value(acc);
+    if (a.dinv) xi = xi * B.di;
+    sx[B.i] = xi;
+  }
+  if (B.sync) __syncthreads();
+}
+
+/*
+ * One block walks the plan's steps: a step is up to 1024/G rows of one level, G lanes a row,
+ * the entries stored lane-interleaved (ELL) so every thread's loads are independent of x
+ * and of each other; the next step's loads are issued before the current step runs. A
+ * barrier ends each level. sx[n] is a zero that padding entries point at.
+ */
+template <int G> __global__ void __launch_bounds__(kBlockThreads) trisolve_block_kernel(tri_args a)
+{
+  extern __shared__ double sx[];
+  if (threadIdx.x == 0) sx[a.n] = 0.0;
+  __syncthreads();
+  step_regs A, B;
+  load_step<G>(a, 0, A);
+  for (int64_t s = 0; s < a.nsteps; s += 2) {
+    if (s + 1 < a.nsteps) load_step<G>(a, s + 1, B);
+    run_step<G>(a, A, sx);
+    if (s + 1 >= a.nsteps) break;
+    if (s + 2 < a.nsteps) load_step<G>(a, s + 2, A);
+    run_step<G>(a, B, sx);
+  }
+  for (int64_t i = threadIdx.x; i < a.n; i += kBlockThreads) {
+    const double xi = sx[i];
+    a.x[i] = xi;
+    scatter(a, (int)i, xi);
+  }
+}
+
+/* Entries of a row a thread reads ahead in the synchronisation-free kernel. */
+constexpr int kBatch = 8;
+
+/* One relaxed load of x_j through L2 (the sentinel while x_j is not solved yet). */
+__device__ __forceinline__ unsigned long long poll(const double *x, int j)
+{
+  unsigned long long v;
+  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(x + j) : "memory");
+  return v;
+}
+
+/* x_j once its writer has stored it: poll through L2 until it is not the sentinel. */
+__device__ __forceinline__ double wait_value(const double *x, int j, unsigned pmax)
+{
+  unsigned long long v;
+  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(x + j) : "memory");
+  if (v == kSentinel) {
+    unsigned pause = 0;
+    do {
+      if (pause) __nanosleep(pause);
+      pause = pmax == 0 ? 0 : pause ? (pause < pmax ? 2 * pause : pause) : 16;
+      asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(x + j) : "memory");
+    } while (v == kSentinel);
+  }
+  return __longlong_as_double((long long)v);
+}
+
+__device__ __forceinline__ void publish(const tri_args &a, int i, double xi)
+{
+  unsigned long long v = (unsigned long long)__double_as_longlong(xi);
+  if (v == kSentinel) v = 0x7ff8000000000000ull;
+  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(a.x + i), "l"(v) : "memory");
+  scatter(a, i, xi);
+}
+
+__global__ void __launch_bounds__(kWarpThreads) trisolve_free_kernel(tri_args a, unsigned warps)
+{
   const int lane = threadIdx.x & 31;
-  if (task < a.ntasks) {
+  for (unsigned task = sps_sync::take_task(a.ctrl); task < a.ntasks;
+       task = sps_sync::take_task(a.ctrl)) {
     const int s = a.task_start[task], e = a.task_start[task + 1];
     if (e - s == 1) {
       /* One row, the whole warp. */
@@ -86,13 +225,11 @@ __global__ void __launch_bounds__(kThreads) trisolve_kernel(tri_args a, unsigned
       sps_csum acc = sps_csum_zero();
       if (lane == 0) sps_csum_add(&acc, rhs_of(a, i));
       for (int64_t k = kb + lane; k < ke; k += 32) {
-        const int j = a.colind[k];
         const double v = a.values[k];
-        sps_sync::wait_ready(a.flags, j, epoch);
-        sps_csum_add(&acc, -(v * __ldcg(&a.x[j])));
+        sps_csum_add(&acc, -(v * wait_value(a.x, a.colind[k], a.pause_max)));
       }
       acc = sps_reduce::warp_sum(acc);
-      if (lane == 0) finish_row(a, i, acc, epoch);
+      if (lane == 0) publish(a, i, finish_value(a, i, acc));
     } else if (lane < e - s) {
       /* A row a lane. */
       const int i = a.order[s + lane];
@@ -100,34 +237,128 @@ __global__ void __launch_bounds__(kThreads) trisolve_kernel(tri_args a, unsigned
       const int64_t ke = a.upper ? a.rowptr[i + 1] : a.diag[i];
       sps_csum acc = sps_csum_zero();
       sps_csum_add(&acc, rhs_of(a, i));
-      for (int64_t k = kb; k < ke; k++) {
-        const int j = a.colind[k];
-        const double v = a.values[k];
-        sps_sync::wait_ready(a.flags, j, epoch);
-        sps_csum_add(&acc, -(v * __ldcg(&a.x[j])));
+      /* kBatch entries at a time: their columns, values and first polls all in flight. */
+      for (int64_t k0 = kb; k0 < ke; k0 += kBatch) {
+        const int m = ke - k0 < kBatch ? (int)(ke - k0) : kBatch;
+        int c[kBatch];
+        double v[kBatch];
+        unsigned long long xv[kBatch];
+#pragma unroll
+        for (int q = 0; q < kBatch; q++)
+          if (q < m) {
+            c[q] = a.colind[k0 + q];
+            v[q] = a.values[k0 + q];
+          }
+#pragma unroll
+        for (int q = 0; q < kBatch; q++)
+          if (q < m) xv[q] = poll(a.x, c[q]);
+#pragma unroll
+        for (int q = 0; q < kBatch; q++)
+          if (q < m) {
+            const double xj = xv[q] == kSentinel ? wait_value(a.x, c[q], a.pause_max)
+                                                 : __longlong_as_double((long long)xv[q]);
+            sps_csum_add(&acc, -(v[q] * xj));
+          }
       }
-      finish_row(a, i, acc, epoch);
+      publish(a, i, finish_value(a, i, acc));
     }
+    __syncwarp();
   }
-  sps_sync::finish_task(a.ctrl, warps, epoch);
+  sps_sync::finish_task(a.ctrl, warps);
+}
+
+/* The largest n the one-block kernel takes: x in the opt-in shared memory of this device. */
+int64_t block_max_n()
+{
+  static int64_t cached = -1;
+  if (cached >= 0) return cached;
+  int dev = 0, bytes = 0;
+  cudaGetDevice(&dev);
+  if (cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess)
+    bytes = 48 * 1024;
+  cached = (int64_t)bytes / (int64_t)sizeof(double);
+  return cached;
+}
+
+template <int G> cudaError_t launch_block(cudaStream_t stream, const tri_args &a)
+{
+  const size_t bytes = ((size_t)a.n + 1) * sizeof(double);
+  static size_t allowed = 0;
+  if (bytes > 48 * 1024 && bytes > allowed) {
+    const cudaError_t e = cudaFuncSetAttribute(trisolve_block_kernel<G>,
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               (int)bytes);
+    if (e != cudaSuccess) return e;
+    allowed = bytes;
+  }
+  trisolve_block_kernel<G><<<1, kBlockThreads, bytes, stream>>>(a);
+  return cudaGetLastError();
+}
+
+/* ell_val[p] <- values[src[p]] (0 for padding, src -1). */
+__global__ void gather_kernel(int64_t total, const int64_t *__restrict__ src,
+                              const double *__restrict__ values, double *__restrict__ out)
+{
+  for (int64_t p = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; p < total;
+       p += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t k = src[p];
+    out[p] = k >= 0 ? values[k] : 0.0;
+  }
 }
 
 } // namespace
 
-extern "C" cudaError_t sps_cuda_trisolve(cudaStream_t stream, int64_t n, int upper, int64_t ntasks,
+extern "C" int64_t sps_cuda_trisolve_block_max_n(void)
+{
+  return block_max_n() - 1;
+}
+
+extern "C" cudaError_t sps_cuda_trisolve_gather(cudaStream_t stream, int64_t total,
+                                                const int64_t *src, const double *values,
+                                                double *ell_val)
+{
+  if (total <= 0) return cudaSuccess;
+  int64_t blocks = (total + 255) / 256;
+  if (blocks > 4096) blocks = 4096;
+  gather_kernel<<<(unsigned)blocks, 256, 0, stream>>>(total, src, values, ell_val);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t sps_cuda_trisolve(cudaStream_t stream, int64_t n, int upper, int64_t nsteps,
+                                         const sps_cuda_tri_step *steps, const int32_t *ell_col,
+                                         const double *ell_val, int64_t ntasks,
                                          const int32_t *task_start, const int32_t *order,
-                                         const int64_t *rowptr, const int64_t *diag,
+                                         int group, const int64_t *rowptr, const int64_t *diag,
                                          const int32_t *colind, const double *values,
                                          const double *dinv, const double *b,
                                          const int32_t *in_perm, const double *in_scale, double *x,
                                          double *out, const int32_t *out_perm,
-                                         const double *out_scale, unsigned *flags,
-                                         sps_cuda_sync_ctrl *ctrl)
+                                         const double *out_scale, sps_cuda_sync_ctrl *ctrl)
 {
-  if (n <= 0 || ntasks <= 0) return cudaSuccess;
-  tri_args a = {ntasks, task_start, order,    rowptr, diag,     colind, values, dinv, b,
-                in_perm, in_scale,  x,        out,    out_perm, out_scale, flags, ctrl, upper};
-  const int64_t blocks = (ntasks + kWarps - 1) / kWarps;
-  trisolve_kernel<<<(unsigned)blocks, kThreads, 0, stream>>>(a, (unsigned)(blocks * kWarps));
+  if (n <= 0) return cudaSuccess;
+  tri_args a = {n,      upper,  nsteps, steps,  ell_col,  ell_val,  ntasks,   task_start,
+                order,  group,  rowptr, diag,   colind,   values,   dinv,     b,
+                in_perm, in_scale, x,   out,    out_perm, out_scale, ctrl,    256};
+  if (const char *e = getenv("SPS_TRI_PAUSE")) a.pause_max = (unsigned)atoi(e); /* DEV ONLY */
+  if (steps) {
+    switch (group) {
+    case 1:
+      return launch_block<1>(stream, a);
+    case 2:
+      return launch_block<2>(stream, a);
+    case 4:
+      return launch_block<4>(stream, a);
+    case 8:
+      return launch_block<8>(stream, a);
+    case 16:
+      return launch_block<16>(stream, a);
+    default:
+      return launch_block<32>(stream, a);
+    }
+  }
+  const cudaError_t e = cudaMemsetAsync(x, 0xff, (size_t)n * sizeof(double), stream);
+  if (e != cudaSuccess) return e;
+  const int64_t blocks = sps_sync::persistent_blocks(ntasks, kWarps);
+  trisolve_free_kernel<<<(unsigned)blocks, kWarpThreads, 0, stream>>>(a, (unsigned)(blocks * kWarps));
   return cudaGetLastError();
 }
