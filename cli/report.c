@@ -76,8 +76,9 @@ static void cli_report_precond_text(FILE *out, const cli_report *r)
             pi->matched ? "matching" : "", pi->matched && pi->scaled ? " and " : "",
             pi->scaled ? "scaling" : "", (long long)pi->permuted_rows);
   if (pi->nnz_factors)
-    fprintf(out, "  factors       %lld entries, %d + %d level sets\n", (long long)pi->nnz_factors,
-            pi->levels_lower, pi->levels_upper);
+    fprintf(out, "  factors       %lld entries, %d + %d level sets%s\n", (long long)pi->nnz_factors,
+            pi->levels_lower, pi->levels_upper, pi->colors ? " (multicolor order)" : "");
+  if (pi->colors) fprintf(out, "  ordering      multicolor, %d colors\n", pi->colors);
   if (pi->replaced_pivots)
     fprintf(out, "  pivots        %lld small or zero pivots replaced\n", (long long)pi->replaced_pivots);
   if (pi->pivot_swaps) fprintf(out, "  pivoting      %lld column swaps\n", (long long)pi->pivot_swaps);
@@ -235,8 +236,9 @@ void cli_report_json(FILE *out, const cli_report *r)
             (long long)pi->pivot_swaps);
     json_number(out, pi->shift);
     fprintf(out, ", \"shift_tries\": %d, \"nnz_factors\": %lld, \"levels_lower\": %d, "
-                 "\"levels_upper\": %d, \"growth\": ",
-            pi->shift_tries, (long long)pi->nnz_factors, pi->levels_lower, pi->levels_upper);
+                 "\"levels_upper\": %d, \"colors\": %d, \"growth\": ",
+            pi->shift_tries, (long long)pi->nnz_factors, pi->levels_lower, pi->levels_upper,
+            pi->colors);
     json_number(out, pi->growth);
     fprintf(out, ", \"block_size\": %d, \"degree\": %d, \"eig_min\": ", pi->block_size, pi->degree);
     json_number(out, pi->eig_min);

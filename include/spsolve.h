@@ -150,6 +150,7 @@ typedef struct sps_precond_info {
   int64_t nnz_factors;     /**< entries of L and U (or of the blocks) */
   int levels_lower;        /**< level sets of the lower triangular solve */
   int levels_upper;        /**< level sets of the upper triangular solve */
+  int colors;              /**< colors of the multicolor ordering (0: natural order) */
   double growth;           /**< ||M^-1 v||_2 / ||v||_2 for a fixed random v: the size of M^-1 */
   int block_size;          /**< bjacobi: rows per diagonal block */
   int degree;              /**< cheby: the degree of the polynomial */
@@ -451,6 +452,10 @@ sps_status sps_solver_set_precond(sps_solver *solver, sps_precond_type precond);
  *                     is zero or small (default -1)
  *  - "scaling"        1 equilibrate rows and columns, 0 never, -1 with the matching
  *                     (default -1)
+ *  - "ordering"       ilu0, ic0: 1 multicolor ordering (few level sets for the GPU's
+ *                     triangular solves, usually more iterations), 0 natural, -1 multicolor
+ *                     for matrices of at least 100000 rows whose forward substitution has more
+ *                     than n / 10000 level sets (default -1)
  *  - "bjacobi.block"  rows per diagonal block, 0 to choose from the matrix (default 0)
  *  - "cheby.degree"   degree of the Chebyshev polynomial, 1 to 64 (default 4)
  *  - "cheby.lanczos"  Lanczos steps of the eigenvalue estimate (default 20)

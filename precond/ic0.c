@@ -13,7 +13,9 @@
  * Breakdown: a pivot u_ii <= pivot.tol * max_j |a_ij| (A not an M-matrix: IC(0) may meet
  * one even when A is SPD). Then the factorisation is repeated on A + alpha diag(A)
  * (Manteuffel 1980), alpha = 1e-3 at first (or "ic0.shift" when set), doubled until no pivot
- * breaks down, at most 30 times; sps_precond_info reports alpha and the tries. A diagonal
+ * breaks down, at most 30 times; sps_precond_info reports alpha and the tries. Large
+ * matrices whose natural order gives the triangular solves too many level sets are put in
+ * multicolor order first (parameter "ordering", precond/lu_factors.h). A diagonal
  * entry that is not positive cannot be shifted away and is refused at once (the solver's
  * automatic choice solves a negative definite A as (-A) x = -b instead).
  */
@@ -40,11 +42,12 @@ static sps_status ic0_setup(sps_precond *pc, const sps_matrix *A)
   const sps_precond_params *p = &pc->params;
   sps_status st = SPS_SUCCESS;
   sps_host_csr B = {0};
+  sps_reorder r = {0};
   double *diag0 = NULL;
   int64_t *dpos = NULL;
   ic0_data *d = NULL;
   const int64_t n = A->nrows;
-  SPS_TRY(sps_host_csr_with_diagonal(ctx, A, pc->sign, &B));
+  SPS_TRY(sps_lu_factors_prepare(pc, A, 1, &B, &r));
   SPS_TRY(sps_host_alloc(ctx, (void **)&dpos, n > 0 ? (size_t)n : 1, sizeof(int64_t),
                          "IC(0) diagonal positions"));
   SPS_TRY(sps_host_alloc(ctx, (void **)&diag0, n > 0 ? (size_t)n : 1, sizeof(double),
@@ -56,11 +59,11 @@ static sps_status ic0_setup(sps_precond *pc, const sps_matrix *A)
       SPS_TRY_FAIL(ctx, SPS_ERR_UNSUPPORTED,
                    "ic0: the diagonal entry of row %lld is %g: incomplete Cholesky needs a "
                    "positive diagonal (A symmetric positive definite)",
-                   (long long)(i + 1), pc->sign * diag0[i]);
+                   (long long)(r.row_perm ? r.row_perm[i] + 1 : i + 1), pc->sign * diag0[i]);
   }
   SPS_TRY(sps_host_calloc(ctx, (void **)&d, 1, sizeof *d, "IC(0) data"));
   pc->data = d;
-  SPS_TRY(sps_lu_factors_create(ctx, &d->f, &B, NULL, NULL));
+  SPS_TRY(sps_lu_factors_create(ctx, &d->f, &B, &r, NULL));
   double alpha = p->ic0_shift;
   int tries = 0;
   for (;;) {
@@ -83,6 +86,7 @@ static sps_status ic0_setup(sps_precond *pc, const sps_matrix *A)
   pc->info.levels_upper = sps_trisolve_levels(d->f.upper);
 cleanup:
   if (st) ic0_destroy(pc);
+  sps_reorder_free(&r);
   sps_host_csr_free(&B);
   sps_host_free(diag0);
   sps_host_free(dpos);

@@ -8,6 +8,8 @@ libspsolve_la_SOURCES += \
 	%reldir%/host_csr.c \
 	%reldir%/reorder.h \
 	%reldir%/reorder.c \
+	%reldir%/coloring.h \
+	%reldir%/coloring.c \
 	%reldir%/trisolve.h \
 	%reldir%/trisolve.c \
 	%reldir%/lu_factors.h \

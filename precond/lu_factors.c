@@ -1,6 +1,7 @@
 /* lu_factors.c: storage, triangular solve plans and apply of the incomplete factors shared by ilu0, ic0 and ilut. */
 #include <string.h>
 
+#include "coloring.h"
 #include "lu_factors.h"
 
 /* Hand n-entry host data to new context memory (a copy; the host array stays the caller's). */
@@ -22,6 +23,7 @@ sps_status sps_lu_factors_create(sps_context *ctx, sps_lu_factors *f, const sps_
   f->nnz = nnz;
   sps_status st = SPS_SUCCESS;
   int64_t *hdiag = NULL;
+  int32_t *hperm = NULL;
   double *hout = NULL;
   SPS_TRY(sps_host_alloc(ctx, (void **)&hdiag, n > 0 ? (size_t)n : 1, sizeof(int64_t),
                          "factor diagonal positions"));
@@ -46,11 +48,20 @@ sps_status sps_lu_factors_create(sps_context *ctx, sps_lu_factors *f, const sps_
                    "factor row permutation"));
   if (r && r->row_scale)
     SPS_TRY(to_ctx(ctx, (void **)&f->in_scale, r->row_scale, n8, "factor row scaling"));
-  if (col_perm)
-    SPS_TRY(to_ctx(ctx, (void **)&f->out_perm, col_perm, (size_t)n * sizeof(int32_t),
+  const int32_t *cp = r ? r->col_perm : NULL;
+  if (col_perm || cp) {
+    /* out_perm[k] = cp[q_k]: where the unknown at position k of B Q lands in x. */
+    SPS_TRY(sps_host_alloc(ctx, (void **)&hperm, n > 0 ? (size_t)n : 1, sizeof(int32_t),
+                           "factor column permutation"));
+    for (int64_t k = 0; k < n; k++) {
+      const int32_t q = col_perm ? col_perm[k] : (int32_t)k;
+      hperm[k] = cp ? cp[q] : q;
+    }
+    SPS_TRY(to_ctx(ctx, (void **)&f->out_perm, hperm, (size_t)n * sizeof(int32_t),
                    "factor column permutation"));
+  }
   if (r && r->col_scale) {
-    /* out_scale[k] = col_scale[q_k]: the scaling of the column that lands at position k. */
+    /* out_scale[k] = col_scale[q_k]: the scaling of the column of B at position k. */
     SPS_TRY(sps_host_alloc(ctx, (void **)&hout, n > 0 ? (size_t)n : 1, sizeof(double),
                            "factor column scaling"));
     for (int64_t k = 0; k < n; k++) hout[k] = r->col_scale[col_perm ? col_perm[k] : k];
@@ -65,6 +76,7 @@ sps_status sps_lu_factors_create(sps_context *ctx, sps_lu_factors *f, const sps_
 cleanup:
   if (st) sps_lu_factors_destroy(f);
   sps_host_free(hdiag);
+  sps_host_free(hperm);
   sps_host_free(hout);
   return st;
 }
@@ -91,35 +103,100 @@ sps_status sps_lu_factors_apply(sps_lu_factors *f, const double *r, double *z)
   return sps_trisolve_apply(f->upper, f->t, NULL, NULL, z, NULL, NULL, NULL);
 }
 
-sps_status sps_lu_factors_prepare(sps_precond *pc, const sps_matrix *A, sps_host_csr *B,
-                                  sps_reorder *r)
+/* A permutation or scaling indexed by B's row (or column) after B <- Q B Q^T: v'[i] = v[q[i]],
+ * or q itself for a permutation that was the identity. */
+static sps_status compose_perm(sps_context *ctx, int32_t **v, const int32_t *q, int64_t n)
+{
+  int32_t *w;
+  SPS_CHECK(sps_host_alloc(ctx, (void **)&w, n > 0 ? (size_t)n : 1, sizeof(int32_t),
+                           "composed permutation"));
+  for (int64_t i = 0; i < n; i++) w[i] = *v ? (*v)[q[i]] : q[i];
+  sps_host_free(*v);
+  *v = w;
+  return SPS_SUCCESS;
+}
+
+static sps_status compose_scale(sps_context *ctx, double **v, const int32_t *q, int64_t n)
+{
+  if (!*v) return SPS_SUCCESS;
+  double *w;
+  SPS_CHECK(sps_host_alloc(ctx, (void **)&w, n > 0 ? (size_t)n : 1, sizeof(double),
+                           "composed scaling"));
+  for (int64_t i = 0; i < n; i++) w[i] = (*v)[q[i]];
+  sps_host_free(*v);
+  *v = w;
+  return SPS_SUCCESS;
+}
+
+/*
+ * The "ordering" rule: -1 colors a matrix of at least SPS_COLOR_MIN_N rows whose forward
+ * substitution has more than n / SPS_COLOR_ROWS_PER_LEVEL level sets (a GPU solve would
+ * wait on one level after another with too few rows each to fill the device). It depends
+ * on the matrix only, so the CPU and the GPU make the same choice.
+ */
+#define SPS_COLOR_MIN_N 100000
+#define SPS_COLOR_ROWS_PER_LEVEL 10000
+
+static int want_coloring(sps_context *ctx, int ordering, const sps_host_csr *B)
+{
+  if (ordering >= 0) return ordering;
+  if (B->n < SPS_COLOR_MIN_N) return 0;
+  const int64_t levels = sps_host_csr_lower_levels(ctx, B);
+  return levels > B->n / SPS_COLOR_ROWS_PER_LEVEL;
+}
+
+sps_status sps_lu_factors_prepare(sps_precond *pc, const sps_matrix *A, int symmetric,
+                                  sps_host_csr *B, sps_reorder *r)
 {
   sps_context *ctx = pc->ctx;
   const sps_precond_params *p = &pc->params;
   sps_status st = SPS_SUCCESS;
-  sps_host_csr B0 = {0};
+  sps_host_csr B0 = {0}, B1 = {0};
+  int32_t *q = NULL;
   memset(B, 0, sizeof *B);
   memset(r, 0, sizeof *r);
   SPS_TRY(sps_host_csr_with_diagonal(ctx, A, pc->sign, &B0));
-  const int match = p->matching == 1 || (p->matching == -1 && sps_reorder_diagonal_is_weak(&B0));
-  const int scale = p->scaling == 1 || (p->scaling == -1 && match);
-  if (!match && !scale) {
-    *B = B0;
-    return SPS_SUCCESS;
+  const int match =
+      !symmetric && (p->matching == 1 || (p->matching == -1 && sps_reorder_diagonal_is_weak(&B0)));
+  const int scale = !symmetric && (p->scaling == 1 || (p->scaling == -1 && match));
+  if (match || scale) {
+    SPS_TRY(sps_reorder_compute(ctx, &B0, match, scale, r));
+    if (r->unmatched > 0)
+      SPS_TRY_FAIL(ctx, SPS_ERR_UNSUPPORTED,
+                   "%s: A is structurally singular: %lld of %lld rows cannot be matched to a "
+                   "nonzero on the diagonal",
+                   pc->ops->name, (long long)r->unmatched, (long long)A->nrows);
+    SPS_TRY(sps_reorder_apply(ctx, &B0, r, &B1));
+    pc->info.matched = match;
+    pc->info.scaled = scale;
+    pc->info.permuted_rows = r->permuted;
+  } else {
+    B1 = B0;
+    memset(&B0, 0, sizeof B0);
   }
-  SPS_TRY(sps_reorder_compute(ctx, &B0, match, scale, r));
-  if (r->unmatched > 0)
-    SPS_TRY_FAIL(ctx, SPS_ERR_UNSUPPORTED,
-                 "%s: A is structurally singular: %lld of %lld rows cannot be matched to a "
-                 "nonzero on the diagonal",
-                 pc->ops->name, (long long)r->unmatched, (long long)A->nrows);
-  SPS_TRY(sps_reorder_apply(ctx, &B0, r, B));
-  pc->info.matched = match;
-  pc->info.scaled = scale;
-  pc->info.permuted_rows = r->permuted;
+  r->n = A->nrows;
+  if (want_coloring(ctx, p->ordering, &B1)) {
+    /* B <- Q B1 Q^T, and the transformation composed: rows and columns of B1 at q. */
+    int ncolors;
+    SPS_TRY(sps_coloring_order(ctx, &B1, &q, &ncolors));
+    SPS_TRY(sps_host_csr_permute_symmetric(ctx, &B1, q, B));
+    SPS_TRY(compose_perm(ctx, &r->row_perm, q, A->nrows));
+    SPS_TRY(compose_perm(ctx, &r->col_perm, q, A->nrows));
+    SPS_TRY(compose_scale(ctx, &r->row_scale, q, A->nrows));
+    SPS_TRY(compose_scale(ctx, &r->col_scale, q, A->nrows));
+    pc->info.colors = ncolors;
+  } else {
+    *B = B1;
+    memset(&B1, 0, sizeof B1);
+  }
 cleanup:
-  if (st) sps_reorder_free(r);
+  if (st) {
+    sps_reorder_free(r);
+    sps_host_csr_free(B);
+  }
   sps_host_csr_free(&B0);
+  sps_host_csr_free(&B1);
+  sps_host_free(q);
   return st;
 }
 

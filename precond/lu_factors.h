@@ -17,7 +17,8 @@ extern "C" {
  * dinv = 1/u_ii instead), then U's strictly upper entries. With the reordering of B = Dr P A
  * Dc and ILUTP's column permutation Q (B Q = L U), for the operator A:
  *   M^-1 r = Dc Q U^-1 L^-1 Dr P r,
- * computed as t = L^-1 (row_scale .* r[row_perm]) and z[q_k] = col_scale[q_k] * (U^-1 t)_k.
+ * computed as t = L^-1 (row_scale .* r[row_perm]) and z[cp(q_k)] = col_scale[q_k] * (U^-1 t)_k,
+ * cp the reordering's column permutation (the multicolor ordering).
  */
 typedef struct sps_lu_factors {
   sps_context *ctx;
@@ -53,15 +54,17 @@ sps_status sps_lu_factors_refresh(sps_lu_factors *f);
 sps_status sps_lu_factors_apply(sps_lu_factors *f, const double *r, double *z);
 
 /*
- * The matrix to factor: B = sign*A with every diagonal position present, then, under the
- * rule of the parameters "matching" and "scaling" (matching -1: when
- * sps_reorder_diagonal_is_weak; scaling -1: with the matching), reordered and scaled to
- * Dr P B Dc (r gets the transformation; it stays zeroed when there is none). Records
- * matched, scaled and permuted_rows in pc->info; a structurally singular A is refused with
- * SPS_ERR_UNSUPPORTED naming the rows that cannot be matched.
+ * The matrix to factor: B = sign*A with every diagonal position present, then, unless
+ * `symmetric` (IC(0) keeps A symmetric), under the rule of the parameters "matching" and
+ * "scaling" (matching -1: when sps_reorder_diagonal_is_weak; scaling -1: with the
+ * matching) reordered and scaled to Dr P B Dc, and under the rule of "ordering" permuted
+ * symmetrically into multicolor order (precond/coloring.h). r gets the whole transformation
+ * (zeroed when there is none). Records matched, scaled, permuted_rows and colors in
+ * pc->info; a structurally singular A is refused with SPS_ERR_UNSUPPORTED naming the rows
+ * that cannot be matched.
  */
-sps_status sps_lu_factors_prepare(sps_precond *pc, const sps_matrix *A, sps_host_csr *B,
-                                  sps_reorder *r);
+sps_status sps_lu_factors_prepare(sps_precond *pc, const sps_matrix *A, int symmetric,
+                                  sps_host_csr *B, sps_reorder *r);
 
 /* Free everything and zero the struct (a zeroed struct is fine). */
 void sps_lu_factors_destroy(sps_lu_factors *f);

@@ -9,16 +9,19 @@ extern "C" {
 #endif
 
 /*
- * The transformed matrix B = Dr P A Dc:
- *   B(i, j) = row_scale[i] * A(row_perm[i], j) * col_scale[j].
+ * The transformed matrix B = Dr P A Pc Dc:
+ *   B(i, j) = row_scale[i] * A(row_perm[i], col_perm[j]) * col_scale[j].
  * A system A x = b becomes B y = b' with b'_i = row_scale[i] * b[row_perm[i]] and
- * x_j = col_scale[j] * y_j. Any of the three arrays may be NULL: the identity.
+ * x[col_perm[j]] = col_scale[j] * y_j. Any of the four arrays may be NULL: the identity.
+ * sps_reorder_compute never sets col_perm (a symmetric reordering applied afterwards, the
+ * multicolor ordering of lu_factors.c, does).
  */
 typedef struct sps_reorder {
   int64_t n;
   int32_t *row_perm;  /* n, or NULL: a permutation of 0..n-1 */
+  int32_t *col_perm;  /* n, or NULL: a permutation of 0..n-1 */
   double *row_scale;  /* n, or NULL; indexed by the row of B */
-  double *col_scale;  /* n, or NULL */
+  double *col_scale;  /* n, or NULL; indexed by the column of B */
   int64_t permuted;   /* rows i with row_perm[i] != i */
   int64_t unmatched;  /* rows the matching could not match (0 unless structurally singular) */
 } sps_reorder;

@@ -22,13 +22,14 @@
  * ||M^-1 v|| ||A v|| / ||v||^2 for a fixed random v above AUTO_GROWTH_MAX, or not finite) is
  * recorded and skipped.
  *
- * During the solve each try but the last runs a probe of AUTO_PROBE_GMRES (GMRES) or
- * AUTO_PROBE_CG (CG) iterations. If it has not converged, the rate of decrease of the true
- * residual over the probe says how many more iterations it needs; the try continues when
- * that fits in what is left of maxit and in AUTO_STAGE_MAX, and otherwise the next try
- * takes over from the better of the iterate before and after (a try that made the residual
- * larger or NaN is undone). Breakdowns move on too. The last try gets whatever iterations
- * remain. Every try is recorded with its iterations and why it ended.
+ * During the solve each try but the last runs in chunks, the first of AUTO_PROBE_GMRES
+ * (GMRES) or AUTO_PROBE_CG (CG) iterations, each next one twice as long. After a chunk that
+ * did not converge, the rate of decrease of the true residual over that chunk says how many
+ * more iterations the try needs; it continues when that fits in what is left of maxit and
+ * within AUTO_STAGE_MAX iterations of the try, and otherwise the next try takes over from
+ * the better of the iterate before and after (a try that made the residual larger or NaN is
+ * undone). Breakdowns move on too. The last try gets whatever iterations remain. Every try
+ * is recorded with its iterations and why it ended.
  */
 
 #define AUTO_MAX_TRIES 6
@@ -277,12 +278,14 @@ sps_status sps_solver_auto_solve(sps_solver *s, const double *b, double *x, doub
     const auto_try *t = &st->tries[st->current];
     const int last = st->current == st->count - 1;
     const int probe = t->method == SPS_SOLVER_CG ? AUTO_PROBE_CG : AUTO_PROBE_GMRES;
-    int its_try = 0;
-    int budget = maxit - used;
-    if (!last && budget > probe) budget = probe;
+    int chunk = probe, its_try = 0;
     SPS_CHECK(be->copy(ctx, s->n, x, st->xsave));
     const double rstart = rnorm;
     for (;;) {
+      /* A chunk of iterations (all that remain for the last try), then a look at the rate. */
+      int budget = maxit - used;
+      if (!last && budget > chunk) budget = chunk;
+      const double rchunk = rnorm;
       s->maxit = budget;
       s->it_offset = used;
       s->res_known = 0;
@@ -296,15 +299,16 @@ sps_status sps_solver_auto_solve(sps_solver *s, const double *b, double *x, doub
       SPS_CHECK(sps_solver_residual(s, b, x, s->r, &rnorm));
       if (s->reason > 0 || last || used >= maxit) break;
       if (s->reason != SPS_DIVERGED_MAX_ITERATIONS) break; /* breakdown, indefinite, NaN */
-      /* Probe over: continue when the observed rate reaches tol within the limits. */
-      const double rate = sps_solver_batch_rate(rstart, rnorm, its_try);
+      /* Continue while the last chunk's rate reaches tol within what is left and within
+       * AUTO_STAGE_MAX iterations of this try; chunks double, so a try that works restarts
+       * only a few times. */
+      const double rate = sps_solver_batch_rate(rchunk, rnorm, s->iterations);
       const double need = rate > 0.0 && rate < 1.0 ? log(s->tol / rnorm) / log(rate) : INFINITY;
-      if (its_try > probe || !(need <= (double)(maxit - used)) || !(need <= AUTO_STAGE_MAX)) {
+      if (!(need <= (double)(maxit - used)) || !(need + its_try <= AUTO_STAGE_MAX)) {
         s->reason = SPS_REASON_NONE;
         break;
       }
-      budget = maxit - used;
-      if (budget > AUTO_STAGE_MAX) budget = AUTO_STAGE_MAX;
+      chunk *= 2;
     }
     const double rel = s->bnorm > 0.0 ? rnorm / s->bnorm : 0.0;
     if (s->reason > 0 || last || used >= maxit) {
