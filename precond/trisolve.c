@@ -3,7 +3,6 @@
 
 #include "trisolve.h"
 #include "ref/kernels.h"
-#include "../spmv/spmv_internal.h"
 #ifdef SPS_HAVE_CUDA
 #include "../core/cuda_state.h"
 #include "cuda/launchers.h"
@@ -22,7 +21,7 @@ struct sps_trisolve {
   /* Context memory, owned. */
   int32_t *order;      /* n: rows by level */
   int32_t *task_start; /* ntasks + 1: into order (CUDA, synchronisation-free) */
-  int group;           /* lanes a row in the one-block CUDA solve: from the mean row length */
+  int group;           /* lanes a row in the one-block CUDA solve (choose_group) */
   void *ctrl;          /* struct sps_cuda_sync_ctrl (CUDA) */
   /* The one-block CUDA solve (small n): steps and the lane-interleaved copy of the entries. */
   int64_t nsteps, ell_total;
@@ -30,9 +29,49 @@ struct sps_trisolve {
   int32_t *ell_col; /* ell_total: columns, n for padding */
   int64_t *ell_src; /* ell_total: position in the bound values, -1 for padding */
   double *ell_val;  /* ell_total: the values, gathered by sps_trisolve_refresh */
+  int64_t *slot_src; /* n: the rows in level order (as int64), to gather dinv */
+  double *slot_dinv; /* n: dinv in level order, gathered by sps_trisolve_refresh */
 };
 
 #ifdef SPS_HAVE_CUDA
+/* Length of row i's triangle. */
+static int64_t tri_len(const sps_trisolve *t, const int64_t *h_rowptr, const int64_t *h_diag,
+                       int64_t i)
+{
+  return t->upper ? h_rowptr[i + 1] - h_diag[i] - 1 : h_diag[i] - h_rowptr[i];
+}
+
+/*
+ * Lanes a row G for the one-block solve, from a cost model of its steps: a step costs the
+ * entries its longest row gives one lane (ceil(len / G)), log2 G shuffle rounds and the
+ * barrier (counted as 2), and a level holds 1024 / G rows a step. Few long rows call for
+ * many lanes, many short rows for few.
+ */
+static int choose_group(const sps_trisolve *t, const int64_t *h_rowptr, const int64_t *h_diag,
+                        const int32_t *order, const int32_t *lend)
+{
+  int best = 1;
+  double best_cost = -1.0;
+  for (int lg = 0, G = 1; G <= 32; lg++, G *= 2) {
+    const int groups = 1024 / G;
+    double cost = 0.0;
+    for (int32_t l = 0; l < t->levels; l++)
+      for (int32_t at = l > 0 ? lend[l - 1] : 0; at < lend[l]; at += groups) {
+        int64_t width = 0;
+        for (int32_t g = 0; g < groups && at + g < lend[l]; g++) {
+          const int64_t w = (tri_len(t, h_rowptr, h_diag, order[at + g]) + G - 1) / G;
+          if (w > width) width = w;
+        }
+        cost += (double)width + lg + 2.0;
+      }
+    if (best_cost < 0.0 || cost < best_cost) {
+      best_cost = cost;
+      best = G;
+    }
+  }
+  return best;
+}
+
 /*
  * The steps of the one-block solve: each level cut into runs of at most 1024/G rows (G lanes
  * a row); a step's entries are stored lane-interleaved, entry r of thread u (lane u % G of
@@ -46,15 +85,18 @@ static sps_status build_steps(sps_trisolve *t, const int64_t *h_rowptr, const in
   sps_context *ctx = t->ctx;
   const sps_backend *be = ctx->be;
   const int64_t n = t->n;
+  t->group = choose_group(t, h_rowptr, h_diag, order, lend);
   const int G = t->group, groups = 1024 / G;
   sps_status st = SPS_SUCCESS;
   sps_cuda_tri_step *steps = NULL;
   int32_t *col = NULL;
   int64_t *src = NULL;
-  /* First pass: the steps and the total size. */
+  int64_t *slot = NULL;
+  /* First pass: the steps; the one-block solve only when x and they fit in shared memory. */
   int64_t ns = 0, total = 0;
   for (int32_t l = 0; l < t->levels; l++)
     for (int32_t at = l > 0 ? lend[l - 1] : 0; at < lend[l]; at += groups) ns++;
+  if (!sps_cuda_trisolve_block_fits(n, ns)) return SPS_SUCCESS;
   SPS_TRY(sps_host_alloc(ctx, (void **)&steps, ns > 0 ? (size_t)ns : 1, sizeof *steps,
                          "triangular solve steps"));
   ns = 0;
@@ -63,9 +105,7 @@ static sps_status build_steps(sps_trisolve *t, const int64_t *h_rowptr, const in
       const int32_t rows = lend[l] - at < groups ? lend[l] - at : groups;
       int64_t width = 0;
       for (int32_t g = 0; g < rows; g++) {
-        const int64_t i = order[at + g];
-        const int64_t len = t->upper ? h_rowptr[i + 1] - h_diag[i] - 1 : h_diag[i] - h_rowptr[i];
-        const int64_t w = (len + G - 1) / G;
+        const int64_t w = (tri_len(t, h_rowptr, h_diag, order[at + g]) + G - 1) / G;
         if (w > width) width = w;
       }
       sps_cuda_tri_step *p = &steps[ns++];
@@ -105,7 +145,14 @@ static sps_status build_steps(sps_trisolve *t, const int64_t *h_rowptr, const in
   SPS_TRY(be->malloc(ctx, (void **)&t->ell_src, tt * sizeof(int64_t), "triangular solve entry map"));
   SPS_TRY(be->upload(ctx, t->ell_src, src, (size_t)total * sizeof(int64_t)));
   SPS_TRY(be->malloc(ctx, (void **)&t->ell_val, tt * sizeof(double), "triangular solve values"));
+  const size_t nn = n > 0 ? (size_t)n : 1;
+  SPS_TRY(sps_host_alloc(ctx, (void **)&slot, nn, sizeof(int64_t), "triangular solve slots"));
+  for (int64_t k = 0; k < n; k++) slot[k] = order[k];
+  SPS_TRY(be->malloc(ctx, (void **)&t->slot_src, nn * sizeof(int64_t), "triangular solve slots"));
+  SPS_TRY(be->upload(ctx, t->slot_src, slot, (size_t)n * sizeof(int64_t)));
+  SPS_TRY(be->malloc(ctx, (void **)&t->slot_dinv, nn * sizeof(double), "triangular solve pivots"));
 cleanup:
+  sps_host_free(slot);
   sps_host_free(steps);
   sps_host_free(col);
   sps_host_free(src);
@@ -159,10 +206,6 @@ sps_status sps_trisolve_create(sps_context *ctx, sps_trisolve **out, int64_t n, 
     order[count[level[i]]++] = (int32_t)i;
   }
   /* count[l] is now the end of level l in order (so count[l - 1] its start). */
-  int64_t nnz_tri = 0;
-  for (int64_t i = 0; i < n; i++)
-    nnz_tri += upper ? h_rowptr[i + 1] - h_diag[i] - 1 : h_diag[i] - h_rowptr[i];
-  t->group = sps_spmv_tpr_from_mean(n > 0 ? (double)nnz_tri / (double)n : 0.0, 1);
   /* Tasks: at most n + levels of them. */
   SPS_TRY(sps_host_alloc(ctx, (void **)&tasks, (size_t)n + (size_t)nlev + 1, sizeof(int32_t),
                          "triangular solve tasks"));
@@ -201,9 +244,8 @@ sps_status sps_trisolve_create(sps_context *ctx, sps_trisolve **out, int64_t n, 
   SPS_TRY(be->upload(ctx, t->order, order, (size_t)n * sizeof(int32_t)));
 #ifdef SPS_HAVE_CUDA
   if (ctx->kind == SPS_DEVICE_CUDA) {
-    if (n <= sps_cuda_trisolve_block_max_n()) {
-      SPS_TRY(build_steps(t, h_rowptr, h_diag, h_colind, order, count));
-    } else {
+    SPS_TRY(build_steps(t, h_rowptr, h_diag, h_colind, order, count));
+    if (!t->steps) {
       SPS_TRY(be->malloc(ctx, (void **)&t->task_start, ((size_t)nt + 1) * sizeof(int32_t),
                          "triangular solve tasks"));
       SPS_TRY(be->upload(ctx, t->task_start, tasks, ((size_t)nt + 1) * sizeof(int32_t)));
@@ -237,9 +279,14 @@ void sps_trisolve_bind(sps_trisolve *t, const int64_t *rowptr, const int64_t *di
 sps_status sps_trisolve_refresh(sps_trisolve *t)
 {
 #ifdef SPS_HAVE_CUDA
-  if (t->steps)
-    SPS_CUDA_LAUNCH(t->ctx, sps_cuda_trisolve_gather(sps_cuda(t->ctx)->stream, t->ell_total,
-                                                     t->ell_src, t->values, t->ell_val));
+  if (t->steps) {
+    cudaStream_t stream = sps_cuda(t->ctx)->stream;
+    SPS_CUDA_LAUNCH(t->ctx, sps_cuda_trisolve_gather(stream, t->ell_total, t->ell_src, t->values,
+                                                     t->ell_val));
+    if (t->dinv)
+      SPS_CUDA_LAUNCH(t->ctx, sps_cuda_trisolve_gather(stream, t->n, t->slot_src, t->dinv,
+                                                       t->slot_dinv));
+  }
 #else
   (void)t;
 #endif
@@ -255,8 +302,9 @@ sps_status sps_trisolve_apply(sps_trisolve *t, const double *b, const int32_t *i
   if (t->ctx->kind == SPS_DEVICE_CUDA) {
     SPS_CUDA_LAUNCH(t->ctx, sps_cuda_trisolve(sps_cuda(t->ctx)->stream, t->n, t->upper, t->nsteps,
                                               (const sps_cuda_tri_step *)t->steps, t->ell_col,
-                                              t->ell_val, t->ntasks, t->task_start, t->order,
-                                              t->group, t->rowptr, t->diag, t->colind, t->values,
+                                              t->ell_val, t->slot_dinv, t->ntasks, t->task_start,
+                                              t->order, t->levels, t->group, t->rowptr, t->diag,
+                                              t->colind, t->values,
                                               t->dinv, b, in_perm, in_scale, x, out, out_perm,
                                               out_scale, (sps_cuda_sync_ctrl *)t->ctrl));
     return SPS_SUCCESS;
@@ -288,6 +336,8 @@ void sps_trisolve_destroy(sps_trisolve **tp)
   if (t->ell_col) be->free(t->ctx, t->ell_col);
   if (t->ell_src) be->free(t->ctx, t->ell_src);
   if (t->ell_val) be->free(t->ctx, t->ell_val);
+  if (t->slot_src) be->free(t->ctx, t->slot_src);
+  if (t->slot_dinv) be->free(t->ctx, t->slot_dinv);
   if (t->ctrl) be->free(t->ctx, t->ctrl);
   sps_host_free(t);
   *tp = NULL;

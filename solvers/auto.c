@@ -67,8 +67,7 @@ static void add_try(auto_state *st, sps_solver_type method, sps_precond_type pc,
   t->restart = restart;
 }
 
-/* The sign of the diagonal: +1 every entry positive, -1 every entry negative, 0 otherwise. */
-static int diagonal_sign(const sps_matrix *A)
+int sps_solver_diagonal_sign(const sps_matrix *A)
 {
   int pos = 1, neg = 1;
   for (int64_t i = 0; i < A->nrows && (pos || neg); i++) {
@@ -99,7 +98,7 @@ static void build_chain(sps_solver *s, auto_state *st, int *sign)
                   (A->symmetry != SPS_SYMMETRY_GENERAL && A->symmetry != SPS_SYMMETRY_SKEW &&
                    sps_matrix_is_symmetric(A)) ||
                   (A->symmetry == SPS_SYMMETRY_GENERAL && sps_matrix_is_symmetric(A));
-  const int dsign = diagonal_sign(A);
+  const int dsign = sps_solver_diagonal_sign(A);
   const int spd_like = sym && dsign != 0;
   *sign = spd_like && dsign < 0 ? -1 : 1;
   const sps_solver_type user_method = s->requested;

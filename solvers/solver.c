@@ -443,7 +443,9 @@ sps_status sps_solver_setup(sps_solver *s, const sps_matrix *A)
   if (s->auto_on) {
     SPS_TRY(sps_solver_auto_setup(s));
   } else {
-    st = sps_solver_use(s, s->requested, s->precond_type, &s->precond_params, 1.0);
+    const double sign =
+        s->requested == SPS_SOLVER_CG && sps_solver_diagonal_sign(A) < 0 ? -1.0 : 1.0;
+    st = sps_solver_use(s, s->requested, s->precond_type, &s->precond_params, sign);
     sps_solver_attempt *a = sps_solver_add_attempt(
         s, s->requested, s->precond_type, "%s", st ? sps_context_last_error(ctx) : "as requested");
     if (st) goto cleanup;

@@ -119,6 +119,10 @@ sps_solver_attempt *sps_solver_add_attempt(sps_solver *s, sps_solver_type method
 #endif
     ;
 
+/* The sign of A's diagonal: +1 every entry positive, -1 every entry negative, 0 otherwise
+ * (solvers/auto.c). CG runs on -A when it is -1 (A negative definite: -A is SPD). */
+int sps_solver_diagonal_sign(const sps_matrix *A);
+
 /* The automatic choice (solvers/auto.c): setup picks and sets up the first try that builds;
  * solve runs the tries in turn from the residual already in s->r (norm rnorm0), moving on
  * when one stagnates or breaks down, and sets s->reason and s->iterations. */

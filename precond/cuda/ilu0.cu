@@ -103,7 +103,7 @@ extern "C" cudaError_t sps_cuda_ilu0_factor(cudaStream_t stream, int64_t n, cons
                                             sps_cuda_sync_ctrl *ctrl)
 {
   if (n <= 0) return cudaSuccess;
-  const int64_t blocks = sps_sync::persistent_blocks(n, kWarps);
+  const int64_t blocks = sps_sync::persistent_blocks(n, kWarps, 4);
   ilu0_kernel<<<(unsigned)blocks, kThreads, 0, stream>>>(n, order, rowptr, diag, colind, values,
                                                          rowmax, pivot_tol, spd, dinv, flags, ctrl,
                                                          (unsigned)(blocks * kWarps));

@@ -30,7 +30,7 @@ typedef struct sps_cuda_sync_ctrl {
 
 /* One step of the one-block triangular solve: `rows` rows of one level, order[first ..
  * first + rows), whose entries sit lane-interleaved at ell[base + r * rows * G + thread] for
- * r < width; sync = 1 on the last step of a level. */
+ * r < width; sync = 1 on the last step of a level (a barrier follows it). */
 typedef struct sps_cuda_tri_step {
   int64_t base;
   int32_t first, rows, width, sync;
@@ -38,9 +38,9 @@ typedef struct sps_cuda_tri_step {
 
 /*
  * The triangular solve of sps_ref_trisolve in one launch (precond/cuda/trisolve.cu). With
- * steps (n <= sps_cuda_trisolve_block_max_n()), one block walks the nsteps steps, `group`
- * lanes a row (1, 2, 4, 8, 16 or 32), reading the entries from ell_col/ell_val (padding:
- * column n, value 0). Without, the solve is synchronisation-free over the `ntasks` tasks
+ * steps (sps_cuda_trisolve_block_fits), one block walks the nsteps steps, `group` lanes a row
+ * (1, 2, 4, 8, 16 or 32), reading the entries from ell_col/ell_val (padding: column n, value
+ * 0) and the inverse pivots from slot_dinv (dinv in level order). Without, the solve is synchronisation-free over the `ntasks` tasks
  * (task t is rows order[task_start[t] .. task_start[t+1]) of one level; a task of one row is
  * summed by a warp, a task of 2 to 32 rows by one thread a row) reading the CSR arrays, with x
  * filled first with a sentinel that marks entries not yet solved. ctrl: the ticket and count
@@ -48,19 +48,20 @@ typedef struct sps_cuda_tri_step {
  */
 cudaError_t sps_cuda_trisolve(cudaStream_t stream, int64_t n, int upper, int64_t nsteps,
                               const sps_cuda_tri_step *steps, const int32_t *ell_col,
-                              const double *ell_val, int64_t ntasks, const int32_t *task_start,
-                              const int32_t *order, int group, const int64_t *rowptr,
-                              const int64_t *diag, const int32_t *colind, const double *values,
-                              const double *dinv, const double *b, const int32_t *in_perm,
-                              const double *in_scale, double *x, double *out,
-                              const int32_t *out_perm, const double *out_scale,
-                              sps_cuda_sync_ctrl *ctrl);
+                              const double *ell_val, const double *slot_dinv, int64_t ntasks,
+                              const int32_t *task_start, const int32_t *order, int levels,
+                              int group, const int64_t *rowptr, const int64_t *diag,
+                              const int32_t *colind, const double *values, const double *dinv,
+                              const double *b, const int32_t *in_perm, const double *in_scale,
+                              double *x, double *out, const int32_t *out_perm,
+                              const double *out_scale, sps_cuda_sync_ctrl *ctrl);
 
-/* The largest n the one-block triangular solve takes on the current device. */
-int64_t sps_cuda_trisolve_block_max_n(void);
+/* Whether the one-block solve's shared memory (x and the steps) fits this device. */
+int sps_cuda_trisolve_block_fits(int64_t n, int64_t nsteps);
 
 /* ell_val[p] <- values[src[p]], or 0 where src[p] < 0: the one-block solve's copy of the
- * factor values, refreshed whenever the factorisation changes them. */
+ * factor values (and, with src = the level order, of the inverse pivots), refreshed whenever
+ * the factorisation changes them. */
 cudaError_t sps_cuda_trisolve_gather(cudaStream_t stream, int64_t total, const int64_t *src,
                                      const double *values, double *ell_val);
 

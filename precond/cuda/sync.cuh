@@ -2,8 +2,6 @@
 #ifndef SPS_PRECOND_CUDA_SYNC_CUH
 #define SPS_PRECOND_CUDA_SYNC_CUH
 
-#include <cstdlib>
-
 #include <cuda_runtime.h>
 
 #include "launchers.h"
@@ -75,17 +73,13 @@ __device__ __forceinline__ unsigned take_task(sps_cuda_sync_ctrl *ctrl)
   return __shfl_sync(kFull, t, 0);
 }
 
-/* Blocks a streaming multiprocessor runs of the persistent grid (blocks of 128 threads). */
-constexpr int kBlocksPerSm = 2;
-
-/* The persistent grid: enough blocks for the tasks, at most kBlocksPerSm an SM. */
-inline int64_t persistent_blocks(int64_t tasks, int warps_per_block)
+/* The persistent grid: enough blocks (of warps_per_block warps) for the tasks, at most
+ * per_sm an SM. */
+inline int64_t persistent_blocks(int64_t tasks, int warps_per_block, int per_sm)
 {
   int dev = 0, sms = 0;
   cudaGetDevice(&dev);
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-  int per_sm = kBlocksPerSm;
-  if (const char *e = getenv("SPS_TRI_BPS")) per_sm = atoi(e);  /* DEV ONLY */
   if (sms <= 0) sms = 1;
   const int64_t want = (tasks + warps_per_block - 1) / warps_per_block;
   const int64_t cap = (int64_t)sms * per_sm;

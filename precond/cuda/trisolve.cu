@@ -5,14 +5,17 @@
  * are taken in the level order of the plan (precond/trisolve.c): a row depends only on rows
  * of lower levels.
  *
- * Small n (x fits in shared memory, n <= kBlockMaxN): one block of 1024 threads walks the
- * levels one after another with a barrier between two levels; within a level, groups of G
- * lanes (G = 1..32, from the plan's mean row length) take one row each, sum it by strided
- * lanes and shuffles, and write x_i into shared memory. A level costs a barrier and one
- * row's latency (a fraction of a microsecond) instead of a round trip through L2, which is
- * what makes the long dependency chains of small matrices (hundreds of levels) cheap. x is
- * written to global memory at the end. Loses when a level has far more rows than one SM can
- * process quickly, which small n rules out.
+ * Small n (x and the plan's steps fit in the shared memory of one block): one block of
+ * 1024 threads walks the levels with a barrier after each; a level is cut into steps of up
+ * to 1024/G rows, G lanes a row (G = 1..32 from the mean row length). b is first gathered
+ * into x's place in shared memory; each step's entries are stored lane-interleaved (ELL, so
+ * a thread's loads do not depend on x or on each other) and the loads of the next two steps
+ * are issued before a step runs. A level then costs about a microsecond (its arithmetic, the
+ * shuffles, a barrier) instead of several round trips through L2, which is what makes the
+ * long dependency chains of small matrices (hundreds of levels) affordable. (Waiting on
+ * sentinel values in shared memory instead of the barrier measured slower on an H100.) x is written to global memory at
+ * the end. Loses when a level has far more rows than one SM can process quickly, which small
+ * n rules out.
  *
  * Large n (synchronisation-free): x is filled with a sentinel bit pattern (all ones, a NaN
  * no arithmetic here produces) before the launch; a persistent grid of warps takes the
@@ -53,6 +56,7 @@ struct tri_args {
   const sps_cuda_tri_step *steps;
   const int32_t *ell_col;
   const double *ell_val;
+  const double *slot_dinv;
   int64_t ntasks;
   const int32_t *task_start, *order;
   int group;
@@ -88,23 +92,25 @@ __device__ __forceinline__ void scatter(const tri_args &a, int i, double xi)
   a.out[dst] = a.out_scale ? a.out_scale[i] * xi : xi;
 }
 
-/* What a thread holds of one step of the one-block solve: its row, the right-hand side and
- * inverse pivot (lane 0 of a group), and its first kPre entries (column, value). */
-constexpr int kPre = 4;
+/* What a thread holds of one step of the one-block solve: the step, its row and inverse
+ * pivot (lane 0 of a group) and its first kPre entries (column, value). */
+constexpr int kPre = 2;
 struct step_regs {
   int64_t base;
   int width, active, sync, i;
-  double bi, di;
+  double di;
   int c[kPre];
   double v[kPre];
 };
 
-/* Issue the loads of step s (none of them depends on x, so they fly during the step before). */
+/* Issue the loads of step s: the step from shared memory, then one round of independent
+ * global loads (none depends on x). */
 template <int G>
-__device__ __forceinline__ void load_step(const tri_args &a, int64_t s, step_regs &B)
+__device__ __forceinline__ void load_step(const tri_args &a, const sps_cuda_tri_step *steps,
+                                          int64_t s, step_regs &B)
 {
   const int tid = threadIdx.x, lane = tid % G, grp = tid / G;
-  const sps_cuda_tri_step st = a.steps[s];
+  const sps_cuda_tri_step st = steps[s];
   B.base = st.base;
   B.width = st.width;
   B.active = st.rows * G;
@@ -119,19 +125,19 @@ __device__ __forceinline__ void load_step(const tri_args &a, int64_t s, step_reg
     }
   if (lane == 0) {
     B.i = a.order[st.first + grp];
-    B.bi = rhs_of(a, B.i);
-    B.di = a.dinv ? a.dinv[B.i] : 1.0;
+    B.di = a.dinv ? a.slot_dinv[st.first + grp] : 1.0;
   }
 }
 
-/* Sum the step's rows from x in shared memory, write their x_i, and end the level. */
+/* Sum the step's rows from x in shared memory (sx[i] holds b_i until x_i replaces it), write
+ * their x_i, and end the level with a barrier. */
 template <int G> __device__ __forceinline__ void run_step(const tri_args &a, const step_regs &B, double *sx)
 {
   const int tid = threadIdx.x, lane = tid % G;
   const bool act = tid < B.active;
   sps_csum acc = sps_csum_zero();
   if (act) {
-    if (lane == 0) sps_csum_add(&acc, B.bi);
+    if (lane == 0) sps_csum_add(&acc, sx[B.i]);
 #pragma unroll
     for (int r = 0; r < kPre; r++)
       if (r < B.width) sps_csum_add(&acc, -(B.v[r] * sx[B.c[r]]));
@@ -152,22 +158,31 @@ template <int G> __device__ __forceinline__ void run_step(const tri_args &a, con
 /*
  * One block walks the plan's steps: a step is up to 1024/G rows of one level, G lanes a row,
  * the entries stored lane-interleaved (ELL) so every thread's loads are independent of x
- * and of each other; the next step's loads are issued before the current step runs. A
- * barrier ends each level. sx[n] is a zero that padding entries point at.
+ * and of each other. The steps are staged in shared memory after x, b is gathered into x's
+ * place first, and the loads of the next two steps are issued before a step runs; a barrier
+ * ends each level. sx[n] is a zero that padding points at.
  */
 template <int G> __global__ void __launch_bounds__(kBlockThreads) trisolve_block_kernel(tri_args a)
 {
   extern __shared__ double sx[];
+  sps_cuda_tri_step *steps = (sps_cuda_tri_step *)(sx + a.n + 1);
+  for (int64_t i = threadIdx.x; i < a.n; i += kBlockThreads) sx[i] = rhs_of(a, (int)i);
+  for (int64_t s = threadIdx.x; s < a.nsteps; s += kBlockThreads) steps[s] = a.steps[s];
   if (threadIdx.x == 0) sx[a.n] = 0.0;
   __syncthreads();
-  step_regs A, B;
-  load_step<G>(a, 0, A);
-  for (int64_t s = 0; s < a.nsteps; s += 2) {
-    if (s + 1 < a.nsteps) load_step<G>(a, s + 1, B);
+  const int64_t S = a.nsteps;
+  step_regs A, B, C;
+  load_step<G>(a, steps, 0, A);
+  if (S > 1) load_step<G>(a, steps, 1, B);
+  for (int64_t s = 0; s < S; s += 3) {
+    if (s + 2 < S) load_step<G>(a, steps, s + 2, C);
     run_step<G>(a, A, sx);
-    if (s + 1 >= a.nsteps) break;
-    if (s + 2 < a.nsteps) load_step<G>(a, s + 2, A);
+    if (s + 1 >= S) break;
+    if (s + 3 < S) load_step<G>(a, steps, s + 3, A);
     run_step<G>(a, B, sx);
+    if (s + 2 >= S) break;
+    if (s + 4 < S) load_step<G>(a, steps, s + 4, B);
+    run_step<G>(a, C, sx);
   }
   for (int64_t i = threadIdx.x; i < a.n; i += kBlockThreads) {
     const double xi = sx[i];
@@ -267,8 +282,8 @@ __global__ void __launch_bounds__(kWarpThreads) trisolve_free_kernel(tri_args a,
   sps_sync::finish_task(a.ctrl, warps);
 }
 
-/* The largest n the one-block kernel takes: x in the opt-in shared memory of this device. */
-int64_t block_max_n()
+/* The shared memory a block may have on this device (opt-in). */
+int64_t block_max_bytes()
 {
   static int64_t cached = -1;
   if (cached >= 0) return cached;
@@ -276,13 +291,13 @@ int64_t block_max_n()
   cudaGetDevice(&dev);
   if (cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess)
     bytes = 48 * 1024;
-  cached = (int64_t)bytes / (int64_t)sizeof(double);
+  cached = bytes;
   return cached;
 }
 
 template <int G> cudaError_t launch_block(cudaStream_t stream, const tri_args &a)
 {
-  const size_t bytes = ((size_t)a.n + 1) * sizeof(double);
+  const size_t bytes = ((size_t)a.n + 1) * sizeof(double) + (size_t)a.nsteps * sizeof(sps_cuda_tri_step);
   static size_t allowed = 0;
   if (bytes > 48 * 1024 && bytes > allowed) {
     const cudaError_t e = cudaFuncSetAttribute(trisolve_block_kernel<G>,
@@ -308,9 +323,10 @@ __global__ void gather_kernel(int64_t total, const int64_t *__restrict__ src,
 
 } // namespace
 
-extern "C" int64_t sps_cuda_trisolve_block_max_n(void)
+extern "C" int sps_cuda_trisolve_block_fits(int64_t n, int64_t nsteps)
 {
-  return block_max_n() - 1;
+  const int64_t bytes = (n + 1) * (int64_t)sizeof(double) + nsteps * (int64_t)sizeof(sps_cuda_tri_step);
+  return bytes <= block_max_bytes();
 }
 
 extern "C" cudaError_t sps_cuda_trisolve_gather(cudaStream_t stream, int64_t total,
@@ -326,9 +342,11 @@ extern "C" cudaError_t sps_cuda_trisolve_gather(cudaStream_t stream, int64_t tot
 
 extern "C" cudaError_t sps_cuda_trisolve(cudaStream_t stream, int64_t n, int upper, int64_t nsteps,
                                          const sps_cuda_tri_step *steps, const int32_t *ell_col,
-                                         const double *ell_val, int64_t ntasks,
+                                         const double *ell_val, const double *slot_dinv,
+                                         int64_t ntasks,
                                          const int32_t *task_start, const int32_t *order,
-                                         int group, const int64_t *rowptr, const int64_t *diag,
+                                         int levels, int group, const int64_t *rowptr,
+                                         const int64_t *diag,
                                          const int32_t *colind, const double *values,
                                          const double *dinv, const double *b,
                                          const int32_t *in_perm, const double *in_scale, double *x,
@@ -336,7 +354,7 @@ extern "C" cudaError_t sps_cuda_trisolve(cudaStream_t stream, int64_t n, int upp
                                          const double *out_scale, sps_cuda_sync_ctrl *ctrl)
 {
   if (n <= 0) return cudaSuccess;
-  tri_args a = {n,      upper,  nsteps, steps,  ell_col,  ell_val,  ntasks,   task_start,
+  tri_args a = {n,      upper,  nsteps, steps,  ell_col,  ell_val,  slot_dinv, ntasks, task_start,
                 order,  group,  rowptr, diag,   colind,   values,   dinv,     b,
                 in_perm, in_scale, x,   out,    out_perm, out_scale, ctrl,    256};
   if (const char *e = getenv("SPS_TRI_PAUSE")) a.pause_max = (unsigned)atoi(e); /* DEV ONLY */
@@ -358,7 +376,11 @@ extern "C" cudaError_t sps_cuda_trisolve(cudaStream_t stream, int64_t n, int upp
   }
   const cudaError_t e = cudaMemsetAsync(x, 0xff, (size_t)n * sizeof(double), stream);
   if (e != cudaSuccess) return e;
-  const int64_t blocks = sps_sync::persistent_blocks(ntasks, kWarps);
+  /* Wide levels want every warp slot busy; long chains of narrow levels want few warps,
+   * so that waiting threads do not crowd L2 (blocks an SM from the mean rows a level). */
+  int per_sm = levels > 0 ? (int)(n / levels / 8192) : 1;
+  per_sm = per_sm < 1 ? 1 : per_sm > 16 ? 16 : per_sm;
+  const int64_t blocks = sps_sync::persistent_blocks(ntasks, kWarps, per_sm);
   trisolve_free_kernel<<<(unsigned)blocks, kWarpThreads, 0, stream>>>(a, (unsigned)(blocks * kWarps));
   return cudaGetLastError();
 }
