@@ -25,3 +25,10 @@ tests_unit_compensated_sum_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core -I$(to
 tests_unit_compensated_sum_LDADD = $(TEST_LDADD)
 tests_regress_cpu_vs_gpu_SOURCES = %reldir%/regress/cpu_vs_gpu.c
 tests_regress_cpu_vs_gpu_LDADD = $(TEST_LDADD)
+# Every square shared matrix with the defaults (automatic method and preconditioner), on the
+# CPU and (defaults-cuda.sh) on the GPU with the same expectations.
+check_PROGRAMS += tests/regress/defaults
+TESTS += tests/regress/defaults %reldir%/regress/defaults-cuda.sh
+tests_regress_defaults_SOURCES = %reldir%/regress/defaults.c
+tests_regress_defaults_LDADD = $(TEST_LDADD)
+EXTRA_DIST += %reldir%/regress/defaults-cuda.sh

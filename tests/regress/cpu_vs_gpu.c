@@ -5,8 +5,9 @@
  * Each case solves A x = b, b = A x* with x* uniform in [-1, 1) from a fixed seed (built once
  * on the host and uploaded to both contexts), x_0 = 0, rtol 1e-8, at most 20,000 iterations,
  * no preconditioner, GMRES restart 30: CG on the symmetric matrices, GMRES and BiCGSTAB on the
- * others. The CPU and the GPU run must end with the same reason and iteration counts within
- * max(3, 2% of the CPU's). Both backends sum every reduction with compensated sums of rounded
+ * others; and with the defaults (the automatic method and preconditioner, which include the
+ * GPU's triangular solves and factorisations). The CPU and the GPU run must end with the same
+ * reason, the same automatic choice and iteration counts within max(3, 2% of the CPU's). Both backends sum every reduction with compensated sums of rounded
  * products and apply the same updates in the same order (core/compensated_sum.h), so the two
  * runs usually agree to the bit; the diagnostics say where the residual histories first
  * differ, if they do. Without a GPU (or SPS_MATRICES) the test skips.
@@ -29,6 +30,8 @@ static const pair_case cases[] = {
 
 typedef struct run_result {
   sps_reason reason;
+  sps_solver_type method; /* what finished the solve (the automatic choice's) */
+  sps_precond_type pc;
   int its;
   double *hist; /* its + 1 norms, owned */
   int nhist;
@@ -44,21 +47,25 @@ static sps_matrix *load(sps_context *ctx, const char *path, int negate)
   return A;
 }
 
+/* type SPS_SOLVER_AUTO: the defaults (automatic method and preconditioner); otherwise the
+ * method without a preconditioner. */
 static run_result solve(sps_context *ctx, const sps_matrix *A, sps_solver_type type,
                         const double *b, int64_t n)
 {
-  run_result out = {SPS_REASON_NONE, -1, NULL, 0};
+  run_result out = {SPS_REASON_NONE, SPS_SOLVER_AUTO, SPS_PRECOND_AUTO, -1, NULL, 0};
   sps_vector *vb = NULL, *vx = NULL;
   sps_solver *s = NULL;
   if (sps_vector_create(ctx, &vb, n) || sps_vector_upload(vb, b, n) ||
       sps_vector_create(ctx, &vx, n) || sps_solver_create(ctx, &s, type) ||
       sps_solver_set_tolerances(s, 1e-8, 0.0) || sps_solver_set_max_iterations(s, 20000) ||
       sps_solver_set_restart(s, 30) || sps_solver_set_history(s, 1) ||
+      (type != SPS_SOLVER_AUTO && sps_solver_set_precond(s, SPS_PRECOND_NONE)) ||
       sps_solver_setup(s, A) || sps_solver_solve(s, vb, vx))
     sps_bail("%s: %s", sps_solver_type_name(type), sps_context_last_error(ctx));
   const double *h = NULL;
   sps_solver_get_reason(s, &out.reason);
   sps_solver_get_iterations(s, &out.its);
+  sps_solver_get_method(s, &out.method, &out.pc);
   sps_solver_get_history(s, &h, &out.nhist);
   out.hist = malloc((size_t)(out.nhist > 0 ? out.nhist : 1) * sizeof(double));
   if (!out.hist) sps_bail("out of host memory");
@@ -92,6 +99,10 @@ static void compare(const char *file, sps_solver_type type, const run_result *c,
          sps_reason_name(c->reason), sps_reason_name(g->reason));
   sps_ok(abs(c->its - g->its) <= tol, "%s %s: iterations CPU %d, GPU %d (within %d)", file,
          name, c->its, g->its, tol);
+  if (type == SPS_SOLVER_AUTO)
+    sps_ok(c->method == g->method && c->pc == g->pc, "%s defaults: CPU chose %s+%s, GPU %s+%s",
+           file, sps_solver_type_name(c->method), sps_precond_type_name(c->pc),
+           sps_solver_type_name(g->method), sps_precond_type_name(g->pc));
 }
 
 static void run_case(sps_context *cpu, sps_context *gpu, const char *dir, const pair_case *pc)
@@ -107,10 +118,10 @@ static void run_case(sps_context *cpu, sps_context *gpu, const char *dir, const 
   for (int64_t i = 0; i < n; i++)
     xs[i] = sps_rng_uniform(&rng);
   sps_test_host_mv(Ac, xs, b);
-  const sps_solver_type cg_types[] = {SPS_SOLVER_CG};
-  const sps_solver_type ns_types[] = {SPS_SOLVER_GMRES, SPS_SOLVER_BICGSTAB};
+  const sps_solver_type cg_types[] = {SPS_SOLVER_CG, SPS_SOLVER_AUTO};
+  const sps_solver_type ns_types[] = {SPS_SOLVER_GMRES, SPS_SOLVER_BICGSTAB, SPS_SOLVER_AUTO};
   const sps_solver_type *types = pc->symmetric ? cg_types : ns_types;
-  const int ntypes = pc->symmetric ? 1 : 2;
+  const int ntypes = pc->symmetric ? 2 : 3;
   for (int t = 0; t < ntypes; t++) {
     run_result c = solve(cpu, Ac, types[t], b, n), g = solve(gpu, Ag, types[t], b, n);
     compare(pc->file, types[t], &c, &g);
