@@ -1,0 +1,3 @@
+# bench/local.mk: benchmark drivers and their scripts; each group has its own fragment.
+include %reldir%/mmio.mk
+include %reldir%/spmv.mk

@@ -1,0 +1,18 @@
+# bench/spmv.mk: the SpMV and solver benchmark drivers (spmv-bench, solve-bench), the peer script, plots and the GPU run script.
+noinst_PROGRAMS += %reldir%/spmv-bench %reldir%/solve-bench
+bench_common_sources = \
+	%reldir%/bench_util.c \
+	%reldir%/bench_util.h \
+	%reldir%/gen.c \
+	%reldir%/gen.h
+
+%canon_reldir%_spmv_bench_SOURCES = %reldir%/spmv_bench.c $(bench_common_sources)
+%canon_reldir%_spmv_bench_LDADD = libspsolve.la $(CUDA_LIBS)
+%canon_reldir%_solve_bench_SOURCES = %reldir%/solve_bench.c $(bench_common_sources)
+%canon_reldir%_solve_bench_LDADD = libspsolve.la $(CUDA_LIBS)
+
+EXTRA_DIST += \
+	%reldir%/README.md \
+	%reldir%/peers.py \
+	%reldir%/plot.py \
+	%reldir%/run-gpu.sh

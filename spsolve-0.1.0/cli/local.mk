@@ -1,0 +1,13 @@
+# cli/local.mk: the spsolve command-line tool.
+bin_PROGRAMS += spsolve
+spsolve_SOURCES = \
+	%reldir%/spsolve.c \
+	%reldir%/options.h \
+	%reldir%/options.c \
+	%reldir%/report.h \
+	%reldir%/report.c \
+	%reldir%/rhs.h \
+	%reldir%/rhs.c \
+	%reldir%/info.h \
+	%reldir%/info.c
+spsolve_LDADD = libspsolve.la

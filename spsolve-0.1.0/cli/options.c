@@ -1,0 +1,586 @@
+/* options.c: strict parsing of spsolve's command line (--opt value and --opt=value) and its --help
+ * text. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+
+/* How an option takes its value. */
+typedef enum opt_arg { ARG_NONE, ARG_REQUIRED, ARG_OPTIONAL } opt_arg;
+
+typedef enum opt_id {
+  OPT_SOLVER,
+  OPT_PRECOND,
+  OPT_PRECOND_PARAM,
+  OPT_LIST_PRECOND,
+  OPT_RTOL,
+  OPT_ATOL,
+  OPT_MAXIT,
+  OPT_RESTART,
+  OPT_FLEXIBLE,
+  OPT_DEVICE,
+  OPT_SPMV,
+  OPT_TPR,
+  OPT_LIST_SPMV,
+  OPT_RHS,
+  OPT_SEED,
+  OPT_OUTPUT,
+  OPT_MONITOR,
+  OPT_HISTORY,
+  OPT_JSON,
+  OPT_QUIET,
+  OPT_VERBOSE,
+  OPT_HELP,
+  OPT_VERSION
+} opt_id;
+
+typedef struct opt_spec {
+  const char *name; /* long name without the dashes */
+  char short_name;  /* 0 when none */
+  opt_arg arg;
+  opt_id id;
+} opt_spec;
+
+static const opt_spec option_table[] = {
+    {"solver", 0, ARG_REQUIRED, OPT_SOLVER},
+    {"precond", 0, ARG_REQUIRED, OPT_PRECOND},
+    {"precond-param", 0, ARG_REQUIRED, OPT_PRECOND_PARAM},
+    {"list-precond", 0, ARG_NONE, OPT_LIST_PRECOND},
+    {"rtol", 0, ARG_REQUIRED, OPT_RTOL},
+    {"atol", 0, ARG_REQUIRED, OPT_ATOL},
+    {"maxit", 0, ARG_REQUIRED, OPT_MAXIT},
+    {"restart", 0, ARG_REQUIRED, OPT_RESTART},
+    {"flexible", 0, ARG_NONE, OPT_FLEXIBLE},
+    {"device", 0, ARG_REQUIRED, OPT_DEVICE},
+    {"spmv", 0, ARG_REQUIRED, OPT_SPMV},
+    {"spmv-threads-per-row", 0, ARG_REQUIRED, OPT_TPR},
+    {"list-spmv", 0, ARG_NONE, OPT_LIST_SPMV},
+    {"rhs", 0, ARG_REQUIRED, OPT_RHS},
+    {"seed", 0, ARG_REQUIRED, OPT_SEED},
+    {"output", 'o', ARG_REQUIRED, OPT_OUTPUT},
+    {"monitor", 0, ARG_OPTIONAL, OPT_MONITOR},
+    {"history", 0, ARG_NONE, OPT_HISTORY},
+    {"json", 0, ARG_NONE, OPT_JSON},
+    {"quiet", 'q', ARG_NONE, OPT_QUIET},
+    {"verbose", 'v', ARG_NONE, OPT_VERBOSE},
+    {"help", 'h', ARG_NONE, OPT_HELP},
+    {"version", 0, ARG_NONE, OPT_VERSION},
+};
+
+#define OPTION_COUNT (sizeof option_table / sizeof option_table[0])
+
+void cli_print_help(void)
+{
+  fputs("Usage: spsolve [OPTIONS] A.mtx[.gz] [b.mtx]\n"
+        "Solve the sparse linear system A x = b with a Krylov method on a GPU or the CPU.\n"
+        "A is a square Matrix Market file (coordinate; real, integer or pattern; general,\n"
+        "symmetric or skew-symmetric; gzipped when the name ends in .gz). Options take their\n"
+        "value as '--opt value' or '--opt=value'.\n"
+        "\n"
+        "Method:\n"
+        "  --solver cg|gmres|bicgstab|auto\n"
+        "                        Krylov method (default auto: cg when A is symmetric, as\n"
+        "                        declared by the file or checked numerically, else gmres)\n"
+        "  --precond NAME[:ARGS] preconditioner (default auto): none, jacobi, ilu0, ic0,\n"
+        "                        ilut[:FILL,DROP], bjacobi[:BLOCK], cheby[:DEGREE] or auto\n"
+        "                        (chosen from the matrix, moving on along a chain when one\n"
+        "                        fails or stagnates; the report lists every try)\n"
+        "  --precond-param NAME=VALUE\n"
+        "                        set a preconditioner parameter (repeatable), e.g.\n"
+        "                        ilut.fill=20, matching=1; see --list-precond\n"
+        "  --list-precond        list the preconditioners and their parameters, then exit\n"
+        "  --rtol X              stop when ||b - Ax|| <= max(rtol*||b||, atol) (default 1e-8)\n"
+        "  --atol X              absolute tolerance (default 0); rtol and atol are >= 0 and\n"
+        "                        not both 0\n"
+        "  --maxit N             maximum iterations, N >= 1 (default 10000; GMRES counts inner\n"
+        "                        iterations)\n"
+        "  --restart M           GMRES restart length, M >= 1 (default 30)\n"
+        "  --flexible            flexible GMRES: keep the preconditioned vector of every\n"
+        "                        inner iteration and update x with them (n*M more doubles);\n"
+        "                        for preconditioners that change between iterations\n"
+        "\n"
+        "Device and kernel:\n"
+        "  --device auto|cpu|cuda|cuda:N\n"
+        "                        where to compute (default auto: GPU 0 when usable, else the\n"
+        "                        CPU); a CUDA device that does not exist is an input error\n"
+        "                        (exit 2)\n"
+        "  --spmv NAME           SpMV kernel (default auto); NAME must exist on the device,\n"
+        "                        see --list-spmv\n"
+        "  --spmv-threads-per-row K\n"
+        "                        threads per row for csr-vector: 2, 4, 8, 16 or 32\n"
+        "                        (default 0: chosen at setup)\n"
+        "  --list-spmv           list the SpMV kernels and where they are available, then exit\n"
+        "\n"
+        "Right-hand side and solution:\n"
+        "  --rhs FILE|ones|random\n"
+        "                        b from a Matrix Market vector file, all ones, or seeded\n"
+        "                        random; the default is b = A*x* for a seeded random x*,\n"
+        "                        and then the error ||x - x*||/||x*|| is reported. A second\n"
+        "                        positional argument b.mtx means --rhs b.mtx.\n"
+        "  --seed N              seed of the random x* or b (default 1)\n"
+        "  -o, --output FILE     write the solution x as a Matrix Market array file\n"
+        "\n"
+        "Output:\n"
+        "  --monitor[=K]         print the residual norm every K iterations on stderr\n"
+        "                        (default K = 1)\n"
+        "  --history             include the residual history in the --json output\n"
+        "  --json                print one JSON object on stdout instead of the text report\n"
+        "                        (NaN and Inf are written as null)\n"
+        "  -q, --quiet           print no report; the exit code tells the outcome\n"
+        "                        (error messages still go to stderr)\n"
+        "  -v, --verbose         add matrix statistics to the report: fewest, mean and most\n"
+        "                        nonzeros per row, empty rows, symmetry, file size\n"
+        "  -h, --help            print this help and exit\n"
+        "  --version             print the version, whether CUDA support is built and the\n"
+        "                        CUDA device found, then exit\n"
+        "\n"
+        "Exit status:\n"
+        "  0  the solve converged\n"
+        "  1  the solve stopped without converging (maximum iterations, breakdown, ...)\n"
+        "  2  usage or input error: bad option or value, unreadable or malformed file,\n"
+        "     A not square, b of the wrong length, a device or kernel that does not exist\n"
+        "  3  runtime failure: out of host or device memory, CUDA or cuSPARSE error\n"
+        "\n"
+        "Environment:\n"
+        "  OMP_NUM_THREADS       threads of the CPU kernels\n"
+        "\n"
+        "See spsolve(1) for details and examples.\n",
+        stdout);
+}
+
+/* Print "spsolve: MESSAGE (see spsolve --help)" on stderr and return CLI_EXIT_USAGE. */
+static int usage_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+static int usage_error(const char *fmt, ...)
+{
+  va_list ap;
+  fputs("spsolve: ", stderr);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputs(" (see spsolve --help)\n", stderr);
+  return CLI_EXIT_USAGE;
+}
+
+/* A finite double spelled entirely by @p text. */
+static int parse_double(const char *opt, const char *text, double *out)
+{
+  char *end;
+  errno = 0;
+  double v = strtod(text, &end);
+  if (end == text || *end != '\0')
+    return usage_error("invalid value '%s' for --%s: not a number", text, opt);
+  if (errno == ERANGE && fabs(v) > 1.0)
+    return usage_error("invalid value '%s' for --%s: out of range", text, opt);
+  if (!isfinite(v))
+    return usage_error("invalid value '%s' for --%s: not a finite number", text, opt);
+  *out = v;
+  return 0;
+}
+
+/* An int spelled entirely by @p text, in decimal, at least @p min. */
+static int parse_int(const char *opt, const char *text, int min, int *out)
+{
+  char *end;
+  errno = 0;
+  long v = strtol(text, &end, 10);
+  if (end == text || *end != '\0')
+    return usage_error("invalid value '%s' for --%s: not an integer", text, opt);
+  if (errno == ERANGE || v > INT_MAX || v < INT_MIN)
+    return usage_error("invalid value '%s' for --%s: out of range", text, opt);
+  if (v < min) return usage_error("invalid value '%s' for --%s: must be >= %d", text, opt, min);
+  *out = (int)v;
+  return 0;
+}
+
+/* An unsigned 64-bit decimal integer (no sign). */
+static int parse_u64(const char *opt, const char *text, uint64_t *out)
+{
+  char *end;
+  if (text[0] < '0' || text[0] > '9')
+    return usage_error("invalid value '%s' for --%s: not an unsigned integer", text, opt);
+  errno = 0;
+  unsigned long long v = strtoull(text, &end, 10);
+  if (*end != '\0')
+    return usage_error("invalid value '%s' for --%s: not an unsigned integer", text, opt);
+  if (errno == ERANGE || v > UINT64_MAX)
+    return usage_error("invalid value '%s' for --%s: out of range", text, opt);
+  *out = (uint64_t)v;
+  return 0;
+}
+
+/* auto, cpu, cuda or cuda:N. */
+static int parse_device(const char *text, cli_options *opt)
+{
+  if (strcmp(text, "auto") == 0) {
+    opt->device = SPS_DEVICE_AUTO;
+    opt->device_index = 0;
+  } else if (strcmp(text, "cpu") == 0) {
+    opt->device = SPS_DEVICE_CPU;
+    opt->device_index = 0;
+  } else if (strcmp(text, "cuda") == 0) {
+    opt->device = SPS_DEVICE_CUDA;
+    opt->device_index = 0;
+  } else if (strncmp(text, "cuda:", 5) == 0) {
+    char *end;
+    errno = 0;
+    long v = strtol(text + 5, &end, 10);
+    if (end == text + 5 || *end != '\0' || errno == ERANGE || v < 0 || v > INT_MAX)
+      return usage_error("invalid value '%s' for --device: the CUDA device index must be an "
+                         "integer >= 0",
+                         text);
+    opt->device = SPS_DEVICE_CUDA;
+    opt->device_index = (int)v;
+  } else {
+    return usage_error("invalid value '%s' for --device: expected auto, cpu, cuda or cuda:N", text);
+  }
+  return 0;
+}
+
+static int parse_spmv(const char *text, cli_options *opt)
+{
+  sps_spmv_kind kind;
+  if (sps_spmv_kind_from_name(text, &kind) != SPS_SUCCESS) {
+    fprintf(stderr, "spsolve: invalid value '%s' for --spmv: expected one of", text);
+    for (int k = 0; k < SPS_SPMV_KIND_COUNT; k++)
+      fprintf(stderr, "%s %s", k ? "," : "", sps_spmv_kind_name((sps_spmv_kind)k));
+    fputs(" (see spsolve --list-spmv)\n", stderr);
+    return CLI_EXIT_USAGE;
+  }
+  opt->spmv = kind;
+  opt->spmv_given = 1;
+  return 0;
+}
+
+static int parse_solver(const char *text, cli_options *opt)
+{
+  sps_solver_type type;
+  if (strcmp(text, "auto") == 0) {
+    opt->solver = CLI_SOLVER_AUTO;
+    return 0;
+  }
+  if (sps_solver_type_from_name(text, &type) != SPS_SUCCESS)
+    return usage_error("invalid value '%s' for --solver: expected cg, gmres, bicgstab or auto",
+                       text);
+  opt->solver = (int)type;
+  return 0;
+}
+
+/* Append a parameter (the last value of a name wins in the library: they apply in order). */
+static int add_param(cli_options *opt, const char *name, size_t len, double value, const char *text)
+{
+  if (opt->nparams >= CLI_MAX_PRECOND_PARAMS)
+    return usage_error("too many preconditioner parameters (at most %d): '%s'",
+                       CLI_MAX_PRECOND_PARAMS, text);
+  if (len == 0 || len >= sizeof opt->params[0].name)
+    return usage_error("invalid preconditioner parameter '%s': expected NAME=VALUE (see spsolve "
+                       "--list-precond)",
+                       text);
+  cli_precond_param *p = &opt->params[opt->nparams++];
+  memcpy(p->name, name, len);
+  p->name[len] = '\0';
+  p->value = value;
+  return 0;
+}
+
+/* A number of a --precond argument list: finite, the whole field. */
+static int parse_field(const char *field, size_t len, double *out)
+{
+  char buf[64];
+  if (len == 0 || len >= sizeof buf) return -1;
+  memcpy(buf, field, len);
+  buf[len] = '\0';
+  char *end;
+  errno = 0;
+  const double v = strtod(buf, &end);
+  if (*end != '\0' || errno == ERANGE || !isfinite(v)) return -1;
+  *out = v;
+  return 0;
+}
+
+/*
+ * --precond NAME[:ARGS]: ARGS are shorthands for parameters: ilut:FILL[,DROP],
+ * bjacobi:BLOCK, cheby:DEGREE. Ranges are checked by the library when the solver is set up
+ * (the message names the parameter).
+ */
+static int parse_precond(const char *text, cli_options *opt)
+{
+  const char *colon = strchr(text, ':');
+  const size_t nlen = colon ? (size_t)(colon - text) : strlen(text);
+  char name[32];
+  sps_precond_type type;
+  snprintf(name, sizeof name, "%.*s", (int)(nlen < sizeof name ? nlen : sizeof name - 1), text);
+  if (nlen >= sizeof name || sps_precond_type_from_name(name, &type) != SPS_SUCCESS)
+    return usage_error("invalid value '%s' for --precond: expected none, jacobi, ilu0, ic0, "
+                       "ilut[:FILL,DROP], bjacobi[:BLOCK], cheby[:DEGREE] or auto",
+                       text);
+  opt->precond = type;
+  if (!colon) return 0;
+  const char *args = colon + 1;
+  static const char *const ilut_names[] = {"ilut.fill", "ilut.drop"};
+  static const char *const bj_names[] = {"bjacobi.block"};
+  static const char *const cheby_names[] = {"cheby.degree"};
+  const char *const *names = NULL;
+  int max = 0;
+  if (type == SPS_PRECOND_ILUT) {
+    names = ilut_names;
+    max = 2;
+  } else if (type == SPS_PRECOND_BJACOBI) {
+    names = bj_names;
+    max = 1;
+  } else if (type == SPS_PRECOND_CHEBY) {
+    names = cheby_names;
+    max = 1;
+  } else {
+    return usage_error("invalid value '%s' for --precond: %s takes no arguments (use "
+                       "--precond-param)",
+                       text, name);
+  }
+  int k = 0;
+  for (const char *p = args;; k++) {
+    const char *comma = strchr(p, ',');
+    const size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    double v;
+    if (k >= max || parse_field(p, len, &v))
+      return usage_error("invalid value '%s' for --precond: expected %s", text,
+                         type == SPS_PRECOND_ILUT ? "ilut:FILL[,DROP] with numbers"
+                         : type == SPS_PRECOND_BJACOBI ? "bjacobi:BLOCK with an integer"
+                                                       : "cheby:DEGREE with an integer");
+    if (add_param(opt, names[k], strlen(names[k]), v, text)) return CLI_EXIT_USAGE;
+    if (!comma) break;
+    p = comma + 1;
+  }
+  return 0;
+}
+
+/* --precond-param NAME=VALUE */
+static int parse_precond_param(const char *text, cli_options *opt)
+{
+  const char *eq = strchr(text, '=');
+  double v;
+  if (!eq || parse_field(eq + 1, strlen(eq + 1), &v))
+    return usage_error("invalid value '%s' for --precond-param: expected NAME=VALUE with a "
+                       "number (see spsolve --list-precond)",
+                       text);
+  return add_param(opt, text, (size_t)(eq - text), v, text);
+}
+
+/* --rhs FILE|ones|random; the last --rhs wins, but it may not contradict a positional b.mtx. */
+static int parse_rhs(const char *text, cli_options *opt, int *rhs_positional)
+{
+  if (*rhs_positional)
+    return usage_error("--rhs %s conflicts with the argument '%s': give b only once", text,
+                       opt->rhs_path);
+  if (text[0] == '\0')
+    return usage_error("invalid value '' for --rhs: expected a file name, ones or random");
+  opt->rhs_path = NULL;
+  if (strcmp(text, "ones") == 0) {
+    opt->rhs = CLI_RHS_ONES;
+  } else if (strcmp(text, "random") == 0) {
+    opt->rhs = CLI_RHS_RANDOM;
+  } else {
+    opt->rhs = CLI_RHS_FILE;
+    opt->rhs_path = text;
+  }
+  return 0;
+}
+
+/* Apply option @p spec with value @p val (NULL when none was given). */
+static int apply_option(const opt_spec *spec, const char *val, cli_options *opt, int *rhs_given,
+                        int *rhs_positional)
+{
+  const char *name = spec->name;
+  switch (spec->id) {
+  case OPT_SOLVER:
+    return parse_solver(val, opt);
+  case OPT_PRECOND:
+    return parse_precond(val, opt);
+  case OPT_PRECOND_PARAM:
+    return parse_precond_param(val, opt);
+  case OPT_LIST_PRECOND:
+    opt->action = CLI_ACTION_LIST_PRECOND;
+    return 0;
+  case OPT_RTOL:
+    if (parse_double(name, val, &opt->rtol)) return CLI_EXIT_USAGE;
+    if (opt->rtol < 0) return usage_error("invalid value '%s' for --%s: must be >= 0", val, name);
+    return 0;
+  case OPT_ATOL:
+    if (parse_double(name, val, &opt->atol)) return CLI_EXIT_USAGE;
+    if (opt->atol < 0) return usage_error("invalid value '%s' for --%s: must be >= 0", val, name);
+    return 0;
+  case OPT_MAXIT:
+    return parse_int(name, val, 1, &opt->maxit);
+  case OPT_RESTART:
+    return parse_int(name, val, 1, &opt->restart);
+  case OPT_FLEXIBLE:
+    opt->flexible = 1;
+    return 0;
+  case OPT_DEVICE:
+    return parse_device(val, opt);
+  case OPT_SPMV:
+    return parse_spmv(val, opt);
+  case OPT_TPR:
+    if (parse_int(name, val, 0, &opt->threads_per_row)) return CLI_EXIT_USAGE;
+    switch (opt->threads_per_row) {
+    case 0:
+    case 2:
+    case 4:
+    case 8:
+    case 16:
+    case 32:
+      return 0;
+    default:
+      return usage_error("invalid value '%s' for --%s: expected 0, 2, 4, 8, 16 or 32", val, name);
+    }
+  case OPT_LIST_SPMV:
+    opt->action = CLI_ACTION_LIST_SPMV;
+    return 0;
+  case OPT_RHS:
+    *rhs_given = 1;
+    return parse_rhs(val, opt, rhs_positional);
+  case OPT_SEED:
+    return parse_u64(name, val, &opt->seed);
+  case OPT_OUTPUT:
+    if (val[0] == '\0')
+      return usage_error("invalid value '%s' for --%s: empty file name", val, name);
+    opt->output_path = val;
+    return 0;
+  case OPT_MONITOR:
+    opt->monitor_every = 1;
+    return val ? parse_int(name, val, 1, &opt->monitor_every) : 0;
+  case OPT_HISTORY:
+    opt->history = 1;
+    return 0;
+  case OPT_JSON:
+    opt->json = 1;
+    return 0;
+  case OPT_QUIET:
+    opt->quiet = 1;
+    return 0;
+  case OPT_VERBOSE:
+    opt->verbose = 1;
+    return 0;
+  case OPT_HELP:
+    opt->action = CLI_ACTION_HELP;
+    return 0;
+  case OPT_VERSION:
+    opt->action = CLI_ACTION_VERSION;
+    return 0;
+  }
+  return 0;
+}
+
+static const opt_spec *find_long(const char *name, size_t len)
+{
+  for (size_t i = 0; i < OPTION_COUNT; i++)
+    if (strlen(option_table[i].name) == len && strncmp(option_table[i].name, name, len) == 0)
+      return &option_table[i];
+  return NULL;
+}
+
+static const opt_spec *find_short(char c)
+{
+  for (size_t i = 0; i < OPTION_COUNT; i++)
+    if (option_table[i].short_name == c) return &option_table[i];
+  return NULL;
+}
+
+static void set_defaults(cli_options *opt)
+{
+  memset(opt, 0, sizeof *opt);
+  opt->action = CLI_ACTION_SOLVE;
+  opt->rhs = CLI_RHS_SOLUTION;
+  opt->seed = 1;
+  opt->solver = CLI_SOLVER_AUTO;
+  opt->precond = SPS_PRECOND_AUTO;
+  opt->rtol = 1e-8;
+  opt->atol = 0.0;
+  opt->maxit = 10000;
+  opt->restart = 30;
+  opt->device = SPS_DEVICE_AUTO;
+  opt->spmv = SPS_SPMV_AUTO;
+}
+
+/* A positional argument: A first, then b. */
+static int add_positional(const char *arg, cli_options *opt, int *rhs_given, int *rhs_positional)
+{
+  if (!opt->matrix_path) {
+    opt->matrix_path = arg;
+    return 0;
+  }
+  if (*rhs_positional)
+    return usage_error("unexpected argument '%s': A and b are already given", arg);
+  if (*rhs_given) return usage_error("argument '%s' conflicts with --rhs: give b only once", arg);
+  opt->rhs = CLI_RHS_FILE;
+  opt->rhs_path = arg;
+  *rhs_positional = 1;
+  return 0;
+}
+
+int cli_parse_options(int argc, char **argv, cli_options *opt)
+{
+  set_defaults(opt);
+  int only_positional = 0, rhs_given = 0, rhs_positional = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *arg = argv[i];
+    if (only_positional || arg[0] != '-' || arg[1] == '\0') {
+      if (add_positional(arg, opt, &rhs_given, &rhs_positional)) return CLI_EXIT_USAGE;
+      continue;
+    }
+    if (strcmp(arg, "--") == 0) {
+      only_positional = 1;
+      continue;
+    }
+    const opt_spec *spec;
+    const char *val = NULL;
+    char shown[64]; /* the option as it is named in messages */
+    if (arg[1] == '-') {
+      const char *name = arg + 2;
+      const char *eq = strchr(name, '=');
+      size_t len = eq ? (size_t)(eq - name) : strlen(name);
+      spec = find_long(name, len);
+      if (!spec) {
+        fprintf(stderr, "spsolve: unknown option '%.*s' (see spsolve --help)\n", (int)(len + 2),
+                arg);
+        return CLI_EXIT_USAGE;
+      }
+      snprintf(shown, sizeof shown, "--%s", spec->name);
+      if (eq) {
+        if (spec->arg == ARG_NONE)
+          return usage_error("option %s takes no value (got '%s')", shown, eq + 1);
+        val = eq + 1;
+      }
+    } else {
+      spec = find_short(arg[1]);
+      if (!spec) {
+        fprintf(stderr, "spsolve: unknown option '-%c' (see spsolve --help)\n", arg[1]);
+        return CLI_EXIT_USAGE;
+      }
+      snprintf(shown, sizeof shown, "-%c", arg[1]);
+      if (arg[2] != '\0') {
+        if (spec->arg == ARG_NONE)
+          return usage_error("option %s takes no value (got '%s')", shown, arg + 2);
+        val = arg + 2;
+      }
+    }
+    if (spec->arg == ARG_REQUIRED && !val) {
+      if (i + 1 >= argc) return usage_error("option %s needs a value", shown);
+      val = argv[++i];
+    }
+    if (apply_option(spec, val, opt, &rhs_given, &rhs_positional)) return CLI_EXIT_USAGE;
+  }
+  if (opt->action != CLI_ACTION_SOLVE) return 0;
+  if (!opt->matrix_path) return usage_error("no matrix file given");
+  if (opt->rtol == 0.0 && opt->atol == 0.0)
+    return usage_error("--rtol and --atol are both 0: the solve could never stop");
+  return 0;
+}

@@ -1,0 +1,77 @@
+/* options.h: the command line of spsolve, parsed into one struct, and the tool's exit codes. */
+#ifndef SPS_CLI_OPTIONS_H
+#define SPS_CLI_OPTIONS_H
+
+#include <stdint.h>
+
+#include "spsolve.h"
+
+/* Exit codes, documented in --help and in spsolve(1). */
+enum {
+  CLI_EXIT_CONVERGED = 0,     /* the solve converged */
+  CLI_EXIT_NOT_CONVERGED = 1, /* the solve stopped without converging */
+  CLI_EXIT_USAGE = 2,         /* bad option, bad or missing input file, no such device */
+  CLI_EXIT_RUNTIME = 3        /* out of memory, CUDA or cuSPARSE failure */
+};
+
+/* What the program is asked to do besides solving. */
+typedef enum cli_action {
+  CLI_ACTION_SOLVE = 0,
+  CLI_ACTION_HELP,
+  CLI_ACTION_VERSION,
+  CLI_ACTION_LIST_SPMV,
+  CLI_ACTION_LIST_PRECOND
+} cli_action;
+
+/* Where the right-hand side comes from. */
+typedef enum cli_rhs_kind {
+  CLI_RHS_SOLUTION = 0, /* b = A*x* with a seeded random x* (the default) */
+  CLI_RHS_ONES,         /* b = (1, ..., 1) */
+  CLI_RHS_RANDOM,       /* b seeded random, uniform in [-1, 1) */
+  CLI_RHS_FILE          /* b read from a Matrix Market file */
+} cli_rhs_kind;
+
+/* Which solver; AUTO picks CG for a symmetric matrix and GMRES otherwise. */
+typedef enum cli_solver_choice { CLI_SOLVER_AUTO = -1 } cli_solver_choice;
+
+/* A preconditioner parameter from --precond-param NAME=VALUE or --precond NAME:ARGS. */
+typedef struct cli_precond_param {
+  char name[32];
+  double value;
+} cli_precond_param;
+
+#define CLI_MAX_PRECOND_PARAMS 32
+
+typedef struct cli_options {
+  cli_action action;
+  const char *matrix_path; /* first positional argument */
+  const char *rhs_path;    /* --rhs FILE or the second positional argument */
+  const char *output_path; /* -o FILE, or NULL */
+  cli_rhs_kind rhs;
+  uint64_t seed;
+  int solver; /* an sps_solver_type or CLI_SOLVER_AUTO */
+  sps_precond_type precond;
+  cli_precond_param params[CLI_MAX_PRECOND_PARAMS]; /* applied in order */
+  int nparams;
+  double rtol, atol;
+  int maxit, restart;
+  int flexible; /* --flexible: flexible GMRES */
+  sps_device_kind device;
+  int device_index;
+  sps_spmv_kind spmv;
+  int spmv_given; /* --spmv was on the command line */
+  int threads_per_row;
+  int monitor_every; /* 0: no monitor */
+  int history, json, quiet, verbose;
+} cli_options;
+
+/*
+ * Parse argv into @p opt. On a usage error, print a message naming the option and the
+ * value on stderr and return CLI_EXIT_USAGE; otherwise return 0.
+ */
+int cli_parse_options(int argc, char **argv, cli_options *opt);
+
+/* Print the --help text on stdout. */
+void cli_print_help(void);
+
+#endif /* SPS_CLI_OPTIONS_H */

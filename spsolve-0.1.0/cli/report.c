@@ -1,0 +1,316 @@
+/* report.c: spsolve's text report and its JSON object, and the matrix statistics of --verbose. */
+#include <math.h>
+#include <sys/stat.h>
+
+#include "report.h"
+
+void cli_matrix_stats_compute(const int64_t *rowptr, int64_t nrows, const char *path,
+                              cli_matrix_stats *s)
+{
+  s->min_row = 0;
+  s->max_row = 0;
+  s->empty_rows = 0;
+  s->mean_row = 0.0;
+  for (int64_t i = 0; i < nrows; i++) {
+    int64_t len = rowptr[i + 1] - rowptr[i];
+    if (i == 0 || len < s->min_row) s->min_row = len;
+    if (len > s->max_row) s->max_row = len;
+    if (len == 0) s->empty_rows++;
+  }
+  if (nrows > 0) s->mean_row = (double)rowptr[nrows] / (double)nrows;
+  struct stat sb;
+  s->file_bytes = stat(path, &sb) == 0 ? (long long)sb.st_size : -1;
+}
+
+const char *cli_symmetry_name(sps_symmetry sym)
+{
+  switch (sym) {
+  case SPS_SYMMETRY_GENERAL:
+    return "general";
+  case SPS_SYMMETRY_SYMMETRIC:
+    return "symmetric";
+  case SPS_SYMMETRY_SKEW:
+    return "skew-symmetric";
+  case SPS_SYMMETRY_UNKNOWN:
+    break;
+  }
+  return "unknown";
+}
+
+static const char *rhs_name(cli_rhs_kind rhs)
+{
+  switch (rhs) {
+  case CLI_RHS_SOLUTION:
+    return "A*x* (random x*)";
+  case CLI_RHS_ONES:
+    return "ones";
+  case CLI_RHS_RANDOM:
+    return "random";
+  case CLI_RHS_FILE:
+    break;
+  }
+  return "file";
+}
+
+/* Seconds per iteration, NaN when there was no iteration. */
+static double per_iteration(const cli_report *r)
+{
+  return r->iterations > 0 ? r->t_solve / r->iterations : NAN;
+}
+
+/* Flexible GMRES is in force: asked for, GMRES, and a preconditioner (the library ignores it without one). */
+static int cli_report_flexible(const cli_report *r)
+{
+  return r->solver == SPS_SOLVER_GMRES && r->opt->flexible && r->precond != SPS_PRECOND_NONE;
+}
+
+/* The preconditioner's line, what it did at setup, and the tries of the automatic choice. */
+static void cli_report_precond_text(FILE *out, const cli_report *r)
+{
+  const sps_precond_info *pi = &r->pcinfo;
+  fprintf(out, "preconditioner  %s%s\n", sps_precond_type_name(r->precond),
+          r->opt->precond == SPS_PRECOND_AUTO ? " (chosen automatically)" : "");
+  if (pi->negated) fprintf(out, "  negated       solved as (-A) x = -b (A has a negative diagonal)\n");
+  if (pi->matched || pi->scaled)
+    fprintf(out, "  reordering    %s%s%s: %lld rows moved to put large entries on the diagonal\n",
+            pi->matched ? "matching" : "", pi->matched && pi->scaled ? " and " : "",
+            pi->scaled ? "scaling" : "", (long long)pi->permuted_rows);
+  if (pi->nnz_factors)
+    fprintf(out, "  factors       %lld entries, %d + %d level sets%s\n", (long long)pi->nnz_factors,
+            pi->levels_lower, pi->levels_upper, pi->colors ? " (multicolor order)" : "");
+  if (pi->colors) fprintf(out, "  ordering      multicolor, %d colors\n", pi->colors);
+  if (pi->replaced_pivots)
+    fprintf(out, "  pivots        %lld small or zero pivots replaced\n", (long long)pi->replaced_pivots);
+  if (pi->pivot_swaps) fprintf(out, "  pivoting      %lld column swaps\n", (long long)pi->pivot_swaps);
+  if (pi->shift > 0.0)
+    fprintf(out, "  shift         A + %g diag(A) (%d factorisations tried)\n", pi->shift,
+            pi->shift_tries);
+  if (pi->block_size) fprintf(out, "  blocks        %d rows each\n", pi->block_size);
+  if (pi->degree)
+    fprintf(out, "  polynomial    degree %d on [%.3g, %.3g]\n", pi->degree, pi->eig_min, pi->eig_max);
+  if (r->attempt_count > 1 || r->opt->verbose)
+    for (int k = 0; k < r->attempt_count; k++) {
+      const sps_solver_attempt *a = &r->attempts[k];
+      fprintf(out, "  try %-2d        %s%s\n", k + 1, a->note, a->accepted ? " [used]" : "");
+    }
+}
+
+void cli_report_text(FILE *out, const cli_report *r)
+{
+  const cli_options *o = r->opt;
+  fprintf(out, "matrix          %s\n", o->matrix_path);
+  fprintf(out, "size            %lld x %lld, %lld nonzeros\n", (long long)r->nrows,
+          (long long)r->ncols, (long long)r->nnz);
+  if (o->verbose) {
+    const cli_matrix_stats *s = &r->stats;
+    fprintf(out, "nonzeros/row    min %lld, mean %.2f, max %lld; %lld empty rows\n",
+            (long long)s->min_row, s->mean_row, (long long)s->max_row, (long long)s->empty_rows);
+    fprintf(out, "symmetry        %s%s\n", cli_symmetry_name(r->symmetry),
+            r->symmetry_checked ? " (checked numerically)" : " (declared by the file)");
+    if (s->file_bytes >= 0) fprintf(out, "file size       %lld bytes\n", s->file_bytes);
+  }
+  if (o->rhs == CLI_RHS_FILE)
+    fprintf(out, "rhs             %s\n", o->rhs_path);
+  else
+    fprintf(out, "rhs             %s\n", rhs_name(o->rhs));
+  fprintf(out, "device          %s\n", r->device);
+  fprintf(out, "solver          %s%s", sps_solver_type_name(r->solver),
+          r->opt->solver == CLI_SOLVER_AUTO ? " (chosen automatically)" : "");
+  if (r->solver == SPS_SOLVER_GMRES)
+    fprintf(out, "(%d)%s", o->restart, cli_report_flexible(r) ? ", flexible" : "");
+  fprintf(out, ", rtol %g, atol %g, maxit %d\n", o->rtol, o->atol, o->maxit);
+  cli_report_precond_text(out, r);
+  fprintf(out, "spmv            %s", sps_spmv_kind_name(r->spmv));
+  if (r->threads_per_row > 1) fprintf(out, " (%d threads per row)", r->threads_per_row);
+  fputc('\n', out);
+  fprintf(out, "iterations      %d\n", r->iterations);
+  /* the converged reasons' descriptions already begin with "converged:" */
+  fprintf(out, "reason          %s%s (%s)\n",
+          r->reason > 0 ? "" : "not converged: ", sps_reason_string(r->reason),
+          sps_reason_name(r->reason));
+  fprintf(out, "residual        %.3e  true ||b - Ax||/||b|| (||b - Ax|| = %.3e)\n", r->residual_rel,
+          r->residual_abs);
+  if (r->have_error) fprintf(out, "error           %.3e  ||x - x*||/||x*||\n", r->error);
+  fprintf(out, "time            load %.6f s, setup %.6f s, solve %.6f s\n", r->t_load, r->t_setup,
+          r->t_solve);
+  if (r->iterations > 0) fprintf(out, "time/iteration  %.3e s\n", per_iteration(r));
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped; other bytes as they are. */
+static void json_string(FILE *out, const char *s)
+{
+  fputc('"', out);
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '"' || *p == '\\') {
+      fputc('\\', out);
+      fputc(*p, out);
+    } else if (*p == '\n') {
+      fputs("\\n", out);
+    } else if (*p == '\t') {
+      fputs("\\t", out);
+    } else if (*p < 0x20 || *p == 0x7f) {
+      fprintf(out, "\\u%04x", *p);
+    } else {
+      fputc(*p, out);
+    }
+  }
+  fputc('"', out);
+}
+
+/* A JSON number with 17 significant digits; NaN and Inf have no JSON spelling: null. */
+static void json_number(FILE *out, double v)
+{
+  if (isfinite(v))
+    fprintf(out, "%.17g", v);
+  else
+    fputs("null", out);
+}
+
+static void json_key(FILE *out, const char *key)
+{
+  fputs(",\n  ", out);
+  json_string(out, key);
+  fputs(": ", out);
+}
+
+void cli_report_json(FILE *out, const cli_report *r)
+{
+  const cli_options *o = r->opt;
+  fputs("{\n  \"matrix\": ", out);
+  json_string(out, o->matrix_path);
+  json_key(out, "rows");
+  fprintf(out, "%lld", (long long)r->nrows);
+  json_key(out, "cols");
+  fprintf(out, "%lld", (long long)r->ncols);
+  json_key(out, "nnz");
+  fprintf(out, "%lld", (long long)r->nnz);
+  json_key(out, "symmetry");
+  json_string(out, cli_symmetry_name(r->symmetry));
+  json_key(out, "symmetry_checked");
+  fputs(r->symmetry_checked ? "true" : "false", out);
+  if (o->verbose) {
+    const cli_matrix_stats *s = &r->stats;
+    json_key(out, "nnz_per_row");
+    fprintf(out, "{\"min\": %lld, \"mean\": ", (long long)s->min_row);
+    json_number(out, s->mean_row);
+    fprintf(out, ", \"max\": %lld}", (long long)s->max_row);
+    json_key(out, "empty_rows");
+    fprintf(out, "%lld", (long long)s->empty_rows);
+    json_key(out, "file_bytes");
+    if (s->file_bytes >= 0)
+      fprintf(out, "%lld", s->file_bytes);
+    else
+      fputs("null", out);
+  }
+  json_key(out, "rhs");
+  json_string(out, o->rhs == CLI_RHS_SOLUTION ? "solution"
+                   : o->rhs == CLI_RHS_ONES   ? "ones"
+                   : o->rhs == CLI_RHS_RANDOM ? "random"
+                                              : "file");
+  json_key(out, "rhs_file");
+  if (o->rhs == CLI_RHS_FILE)
+    json_string(out, o->rhs_path);
+  else
+    fputs("null", out);
+  json_key(out, "seed");
+  fprintf(out, "%llu", (unsigned long long)o->seed);
+  json_key(out, "device");
+  json_string(out, r->device);
+  json_key(out, "solver");
+  json_string(out, sps_solver_type_name(r->solver));
+  json_key(out, "solver_requested");
+  json_string(out, o->solver == CLI_SOLVER_AUTO ? "auto" : sps_solver_type_name((sps_solver_type)o->solver));
+  json_key(out, "precond");
+  json_string(out, sps_precond_type_name(r->precond));
+  json_key(out, "precond_requested");
+  json_string(out, sps_precond_type_name(o->precond));
+  {
+    const sps_precond_info *pi = &r->pcinfo;
+    json_key(out, "precond_info");
+    fprintf(out, "{\"matched\": %s, \"scaled\": %s, \"negated\": %s, \"permuted_rows\": %lld, "
+                 "\"unmatched_rows\": %lld, \"replaced_pivots\": %lld, \"pivot_swaps\": %lld, "
+                 "\"shift\": ",
+            pi->matched ? "true" : "false", pi->scaled ? "true" : "false",
+            pi->negated ? "true" : "false", (long long)pi->permuted_rows,
+            (long long)pi->unmatched_rows, (long long)pi->replaced_pivots,
+            (long long)pi->pivot_swaps);
+    json_number(out, pi->shift);
+    fprintf(out, ", \"shift_tries\": %d, \"nnz_factors\": %lld, \"levels_lower\": %d, "
+                 "\"levels_upper\": %d, \"colors\": %d, \"growth\": ",
+            pi->shift_tries, (long long)pi->nnz_factors, pi->levels_lower, pi->levels_upper,
+            pi->colors);
+    json_number(out, pi->growth);
+    fprintf(out, ", \"block_size\": %d, \"degree\": %d, \"eig_min\": ", pi->block_size, pi->degree);
+    json_number(out, pi->eig_min);
+    fputs(", \"eig_max\": ", out);
+    json_number(out, pi->eig_max);
+    fputc('}', out);
+  }
+  json_key(out, "attempts");
+  fputc('[', out);
+  for (int k = 0; k < r->attempt_count; k++) {
+    const sps_solver_attempt *a = &r->attempts[k];
+    fputs(k ? ",\n    {" : "\n    {", out);
+    fputs("\"solver\": ", out);
+    json_string(out, sps_solver_type_name(a->method));
+    fputs(", \"precond\": ", out);
+    json_string(out, sps_precond_type_name(a->precond));
+    fprintf(out, ", \"iterations\": %d, \"residual_rel\": ", a->iterations);
+    json_number(out, a->residual_rel);
+    fprintf(out, ", \"used\": %s, \"note\": ", a->accepted ? "true" : "false");
+    json_string(out, a->note);
+    fputc('}', out);
+  }
+  fputs(r->attempt_count ? "\n  ]" : "]", out);
+  json_key(out, "spmv");
+  json_string(out, sps_spmv_kind_name(r->spmv));
+  json_key(out, "spmv_threads_per_row");
+  fprintf(out, "%d", r->threads_per_row);
+  json_key(out, "rtol");
+  json_number(out, o->rtol);
+  json_key(out, "atol");
+  json_number(out, o->atol);
+  json_key(out, "maxit");
+  fprintf(out, "%d", o->maxit);
+  json_key(out, "restart");
+  fprintf(out, "%d", o->restart);
+  json_key(out, "flexible");
+  fputs(cli_report_flexible(r) ? "true" : "false", out);
+  json_key(out, "iterations");
+  fprintf(out, "%d", r->iterations);
+  json_key(out, "converged");
+  fputs(r->reason > 0 ? "true" : "false", out);
+  json_key(out, "reason");
+  json_string(out, sps_reason_name(r->reason));
+  json_key(out, "reason_text");
+  json_string(out, sps_reason_string(r->reason));
+  json_key(out, "residual_abs");
+  json_number(out, r->residual_abs);
+  json_key(out, "residual_rel");
+  json_number(out, r->residual_rel);
+  json_key(out, "error");
+  if (r->have_error)
+    json_number(out, r->error);
+  else
+    fputs("null", out);
+  json_key(out, "time_load");
+  json_number(out, r->t_load);
+  json_key(out, "time_setup");
+  json_number(out, r->t_setup);
+  json_key(out, "time_solve");
+  json_number(out, r->t_solve);
+  json_key(out, "time_per_iteration");
+  json_number(out, per_iteration(r));
+  if (o->history) {
+    json_key(out, "history");
+    fputc('[', out);
+    for (int i = 0; i < r->history_count; i++) {
+      if (i) fputs(", ", out);
+      json_number(out, r->history[i]);
+    }
+    fputc(']', out);
+  }
+  json_key(out, "exit_code");
+  fprintf(out, "%d", r->exit_code);
+  fputs("\n}\n", out);
+}

@@ -1,0 +1,57 @@
+/* report.h: what spsolve found, and its two renderings: the text report and one JSON object. */
+#ifndef SPS_CLI_REPORT_H
+#define SPS_CLI_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "options.h"
+#include "spsolve.h"
+
+/* Statistics of the matrix for --verbose. */
+typedef struct cli_matrix_stats {
+  int64_t min_row, max_row; /* fewest and most stored entries in a row */
+  double mean_row;          /* nnz / rows */
+  int64_t empty_rows;       /* rows with no stored entry */
+  long long file_bytes;     /* size of the file on disk, -1 when unknown */
+} cli_matrix_stats;
+
+typedef struct cli_report {
+  const cli_options *opt;
+  int64_t nrows, ncols, nnz;
+  sps_symmetry symmetry;
+  int symmetry_checked; /* the symmetry was checked numerically, not declared */
+  cli_matrix_stats stats;
+  char device[256];
+  sps_solver_type solver;        /* the method that finished the solve */
+  sps_precond_type precond;      /* its preconditioner */
+  sps_precond_info pcinfo;       /* what the preconditioner did at setup */
+  const sps_solver_attempt *attempts; /* the tries of the automatic choice */
+  int attempt_count;
+  sps_spmv_kind spmv;
+  int threads_per_row;
+  int iterations;
+  sps_reason reason;
+  double residual_abs, residual_rel; /* true residual ||b - Ax|| and ||b - Ax||/||b|| */
+  int have_error;                    /* x* is known */
+  double error;                      /* ||x - x*||/||x*|| */
+  double t_load, t_setup, t_solve;   /* seconds */
+  const double *history;             /* residual norms, NULL unless --history */
+  int history_count;
+  int exit_code;
+} cli_report;
+
+/* Row-length statistics from the CSR row offsets, and the size of the file at @p path. */
+void cli_matrix_stats_compute(const int64_t *rowptr, int64_t nrows, const char *path,
+                              cli_matrix_stats *stats);
+
+/* The symmetry as a word: "unknown", "general", "symmetric", "skew-symmetric". */
+const char *cli_symmetry_name(sps_symmetry sym);
+
+/* The human-readable report. */
+void cli_report_text(FILE *out, const cli_report *r);
+
+/* One JSON object (NaN and Inf written as null), ending with a newline. */
+void cli_report_json(FILE *out, const cli_report *r);
+
+#endif /* SPS_CLI_REPORT_H */

@@ -1,0 +1,324 @@
+/* spsolve.c: the spsolve command: read A (and b), solve A x = b with a Krylov method, report. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "info.h"
+#include "options.h"
+#include "report.h"
+#include "rhs.h"
+#include "spsolve.h"
+
+/* Everything one run owns; cli_state_free() releases it in reverse order of creation. */
+typedef struct cli_state {
+  sps_context *ctx;
+  sps_matrix *A;
+  sps_vector *b, *x;
+  sps_solver *solver;
+  double *host_xs; /* the exact solution x*, when b = A*x* */
+  double *host_x;  /* the computed solution, downloaded to compare with x* */
+} cli_state;
+
+static void cli_state_free(cli_state *s)
+{
+  sps_solver_destroy(&s->solver);
+  sps_vector_destroy(&s->x);
+  sps_vector_destroy(&s->b);
+  sps_matrix_destroy(&s->A);
+  sps_context_destroy(&s->ctx);
+  free(s->host_xs);
+  free(s->host_x);
+}
+
+/* Wall clock in seconds, monotonic; times the load, which the library does not time. */
+static double wall_seconds(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/*
+ * The exit code of a failed library call: bad input, a missing device or an unsupported
+ * request are the user's to fix (2); memory, CUDA and internal failures are runtime (3).
+ */
+static int exit_code_of(sps_status st)
+{
+  switch (st) {
+  case SPS_ERR_ARGUMENT:
+  case SPS_ERR_SIZE:
+  case SPS_ERR_UNSUPPORTED:
+  case SPS_ERR_IO:
+  case SPS_ERR_NO_DEVICE:
+    return CLI_EXIT_USAGE;
+  default:
+    return CLI_EXIT_RUNTIME;
+  }
+}
+
+/* Report a failed call with the context's message and return its exit code. */
+static int library_error(const cli_state *s, sps_status st, const char *what)
+{
+  const char *msg = s->ctx ? sps_context_last_error(s->ctx) : "";
+  fprintf(stderr, "spsolve: %s: %s\n", what, msg[0] ? msg : sps_status_string(st));
+  return exit_code_of(st);
+}
+
+static void print_monitor(void *user, int iteration, double residual_norm)
+{
+  (void)user;
+  fprintf(stderr, "spsolve: iteration %6d  ||r|| = %.6e\n", iteration, residual_norm);
+}
+
+static const char *device_option_text(const cli_options *opt, char *buf, size_t len)
+{
+  if (opt->device == SPS_DEVICE_CPU) return "cpu";
+  if (opt->device == SPS_DEVICE_AUTO) return "auto";
+  snprintf(buf, len, "cuda:%d", opt->device_index);
+  return buf;
+}
+
+/* Create the context; a device that does not exist is an input error (exit 2). */
+static int open_device(cli_state *s, const cli_options *opt, cli_report *r)
+{
+  char buf[32];
+  sps_status st = sps_context_create(&s->ctx, opt->device, opt->device_index);
+  if (st != SPS_SUCCESS) {
+    fprintf(stderr, "spsolve: --device %s: %s\n", device_option_text(opt, buf, sizeof buf),
+            sps_context_create_error());
+    return exit_code_of(st);
+  }
+  st = sps_context_get_device_name(s->ctx, r->device, sizeof r->device);
+  if (st != SPS_SUCCESS) return library_error(s, st, "device name");
+  if (opt->spmv_given) {
+    sps_device_kind kind;
+    int index;
+    st = sps_context_get_device(s->ctx, &kind, &index);
+    if (st != SPS_SUCCESS) return library_error(s, st, "device");
+    if (!sps_spmv_kind_available(opt->spmv, kind)) {
+      fprintf(stderr, "spsolve: --spmv %s is not available on the %s in this build; choose one of",
+              sps_spmv_kind_name(opt->spmv), kind == SPS_DEVICE_CUDA ? "GPU" : "CPU");
+      int first = 1;
+      for (int k = 0; k < SPS_SPMV_KIND_COUNT; k++)
+        if (sps_spmv_kind_available((sps_spmv_kind)k, kind)) {
+          fprintf(stderr, "%s %s", first ? "" : ",", sps_spmv_kind_name((sps_spmv_kind)k));
+          first = 0;
+        }
+      fputc('\n', stderr);
+      return CLI_EXIT_USAGE;
+    }
+  }
+  return 0;
+}
+
+/* Read A, refuse a rectangular one, and gather what the report says about it. */
+static int load_matrix(cli_state *s, const cli_options *opt, cli_report *r)
+{
+  double t0 = wall_seconds();
+  sps_status st = sps_matrix_read_mm(s->ctx, &s->A, opt->matrix_path, 0);
+  r->t_load = wall_seconds() - t0;
+  if (st != SPS_SUCCESS) return library_error(s, st, "cannot read A");
+  st = sps_matrix_get_size(s->A, &r->nrows, &r->ncols, &r->nnz);
+  if (st != SPS_SUCCESS) return library_error(s, st, "matrix size");
+  if (r->nrows != r->ncols) {
+    fprintf(stderr, "spsolve: %s: A is %lld x %lld: a linear solve needs a square matrix\n",
+            opt->matrix_path, (long long)r->nrows, (long long)r->ncols);
+    return CLI_EXIT_USAGE;
+  }
+  st = sps_matrix_get_symmetry(s->A, &r->symmetry);
+  if (st != SPS_SUCCESS) return library_error(s, st, "matrix symmetry");
+  if (r->symmetry == SPS_SYMMETRY_UNKNOWN && (opt->solver == CLI_SOLVER_AUTO || opt->verbose)) {
+    int sym = 0;
+    st = sps_matrix_check_symmetry(s->A, &sym);
+    if (st != SPS_SUCCESS) return library_error(s, st, "symmetry check");
+    r->symmetry = sym ? SPS_SYMMETRY_SYMMETRIC : SPS_SYMMETRY_GENERAL;
+    r->symmetry_checked = 1;
+  }
+  if (opt->verbose) {
+    const int64_t *rowptr;
+    st = sps_matrix_get_csr(s->A, &rowptr, NULL, NULL);
+    if (st != SPS_SUCCESS) return library_error(s, st, "matrix arrays");
+    cli_matrix_stats_compute(rowptr, r->nrows, opt->matrix_path, &r->stats);
+  }
+  return 0;
+}
+
+/* Make b (and x*, for the default right-hand side) and the initial guess x = 0. */
+static int make_rhs(cli_state *s, const cli_options *opt, cli_report *r)
+{
+  int64_t n = r->nrows;
+  sps_status st;
+  if (opt->rhs == CLI_RHS_FILE) {
+    st = sps_vector_read_mm(s->ctx, &s->b, opt->rhs_path, 0);
+    if (st != SPS_SUCCESS) return library_error(s, st, "cannot read b");
+    int64_t len;
+    st = sps_vector_get_size(s->b, &len);
+    if (st != SPS_SUCCESS) return library_error(s, st, "vector size");
+    if (len != n) {
+      fprintf(stderr, "spsolve: %s: b has %lld entries but A has %lld rows\n", opt->rhs_path,
+              (long long)len, (long long)n);
+      return CLI_EXIT_USAGE;
+    }
+  } else {
+    st = sps_vector_create(s->ctx, &s->b, n);
+    if (st != SPS_SUCCESS) return library_error(s, st, "cannot create b");
+    if (opt->rhs == CLI_RHS_ONES) {
+      st = sps_vector_fill(s->b, 1.0);
+    } else {
+      double *host_b = malloc((size_t)(n > 0 ? n : 1) * sizeof *host_b);
+      if (opt->rhs == CLI_RHS_SOLUTION)
+        s->host_xs = malloc((size_t)(n > 0 ? n : 1) * sizeof *s->host_xs);
+      if (!host_b || (opt->rhs == CLI_RHS_SOLUTION && !s->host_xs)) {
+        free(host_b);
+        fprintf(stderr, "spsolve: out of memory for the right-hand side (%lld entries)\n",
+                (long long)n);
+        return CLI_EXIT_RUNTIME;
+      }
+      if (opt->rhs == CLI_RHS_RANDOM) {
+        cli_random_fill(host_b, n, opt->seed);
+      } else {
+        const int64_t *rowptr;
+        const int32_t *colind;
+        const double *values;
+        st = sps_matrix_get_csr(s->A, &rowptr, &colind, &values);
+        if (st != SPS_SUCCESS) {
+          free(host_b);
+          return library_error(s, st, "matrix arrays");
+        }
+        cli_random_fill(s->host_xs, n, opt->seed);
+        cli_csr_matvec(n, rowptr, colind, values, s->host_xs, host_b); /* b <- A x* */
+        r->have_error = 1;
+      }
+      st = sps_vector_upload(s->b, host_b, n);
+      free(host_b);
+    }
+    if (st != SPS_SUCCESS) return library_error(s, st, "cannot set b");
+  }
+  st = sps_vector_create(s->ctx, &s->x, n); /* x0 = 0 */
+  if (st != SPS_SUCCESS) return library_error(s, st, "cannot create x");
+  return 0;
+}
+
+/* The parameters of --precond NAME:ARGS and --precond-param, in order. */
+static sps_status set_precond_params(sps_solver *sv, const cli_options *opt)
+{
+  for (int k = 0; k < opt->nparams; k++) {
+    const sps_status st = sps_solver_set_precond_param(sv, opt->params[k].name, opt->params[k].value);
+    if (st != SPS_SUCCESS) return st;
+  }
+  return SPS_SUCCESS;
+}
+
+/* Create, configure, set up and run the solver, then read its results into the report. */
+static int run_solver(cli_state *s, const cli_options *opt, cli_report *r)
+{
+  sps_status st = sps_solver_create(
+      s->ctx, &s->solver,
+      opt->solver == CLI_SOLVER_AUTO ? SPS_SOLVER_AUTO : (sps_solver_type)opt->solver);
+  if (st != SPS_SUCCESS) return library_error(s, st, "cannot create the solver");
+  sps_solver *sv = s->solver;
+  if ((st = sps_solver_set_tolerances(sv, opt->rtol, opt->atol)) != SPS_SUCCESS ||
+      (st = sps_solver_set_max_iterations(sv, opt->maxit)) != SPS_SUCCESS ||
+      (st = sps_solver_set_restart(sv, opt->restart)) != SPS_SUCCESS ||
+      (st = sps_solver_set_flexible(sv, opt->flexible)) != SPS_SUCCESS ||
+      (st = sps_solver_set_precond(sv, opt->precond)) != SPS_SUCCESS ||
+      (st = set_precond_params(sv, opt)) != SPS_SUCCESS ||
+      (st = sps_solver_set_spmv(sv, opt->spmv, opt->threads_per_row)) != SPS_SUCCESS ||
+      (st = sps_solver_set_history(sv, opt->history)) != SPS_SUCCESS ||
+      (opt->monitor_every > 0 &&
+       (st = sps_solver_set_monitor(sv, print_monitor, NULL, opt->monitor_every)) != SPS_SUCCESS))
+    return library_error(s, st, "solver options");
+  st = sps_solver_setup(sv, s->A);
+  if (st != SPS_SUCCESS) return library_error(s, st, "setup failed");
+  st = sps_solver_solve(sv, s->b, s->x);
+  if (st != SPS_SUCCESS) return library_error(s, st, "solve failed");
+  if ((st = sps_solver_get_method(sv, &r->solver, &r->precond)) != SPS_SUCCESS ||
+      (st = sps_solver_get_precond_info(sv, &r->pcinfo)) != SPS_SUCCESS ||
+      (st = sps_solver_get_attempts(sv, &r->attempts, &r->attempt_count)) != SPS_SUCCESS)
+    return library_error(s, st, "solver results");
+  if ((st = sps_solver_get_iterations(sv, &r->iterations)) != SPS_SUCCESS ||
+      (st = sps_solver_get_reason(sv, &r->reason)) != SPS_SUCCESS ||
+      (st = sps_solver_get_residual(sv, &r->residual_abs, &r->residual_rel)) != SPS_SUCCESS ||
+      (st = sps_solver_get_spmv(sv, &r->spmv, &r->threads_per_row)) != SPS_SUCCESS ||
+      (st = sps_solver_get_times(sv, &r->t_setup, &r->t_solve)) != SPS_SUCCESS ||
+      (opt->history &&
+       (st = sps_solver_get_history(sv, &r->history, &r->history_count)) != SPS_SUCCESS))
+    return library_error(s, st, "solver results");
+  return 0;
+}
+
+/* Compare x with x* and write x when asked. */
+static int finish(cli_state *s, const cli_options *opt, cli_report *r)
+{
+  sps_status st;
+  if (r->have_error) {
+    int64_t n = r->nrows;
+    s->host_x = malloc((size_t)(n > 0 ? n : 1) * sizeof *s->host_x);
+    if (!s->host_x) {
+      fprintf(stderr, "spsolve: out of memory for the solution (%lld entries)\n", (long long)n);
+      return CLI_EXIT_RUNTIME;
+    }
+    st = sps_vector_download(s->x, s->host_x, n);
+    if (st != SPS_SUCCESS) return library_error(s, st, "cannot read x");
+    r->error = cli_relative_error(s->host_x, s->host_xs, n);
+  }
+  if (opt->output_path) {
+    st = sps_vector_write_mm(s->x, opt->output_path);
+    if (st != SPS_SUCCESS) return library_error(s, st, "cannot write x");
+  }
+  return 0;
+}
+
+static int solve(const cli_options *opt)
+{
+  cli_state s;
+  cli_report r;
+  memset(&s, 0, sizeof s);
+  memset(&r, 0, sizeof r);
+  r.opt = opt;
+  int code = open_device(&s, opt, &r);
+  if (!code) code = load_matrix(&s, opt, &r);
+  if (!code) code = make_rhs(&s, opt, &r);
+  if (!code) code = run_solver(&s, opt, &r);
+  if (!code) code = finish(&s, opt, &r);
+  if (!code) {
+    r.exit_code = r.reason > 0 ? CLI_EXIT_CONVERGED : CLI_EXIT_NOT_CONVERGED;
+    if (opt->json && !opt->quiet)
+      cli_report_json(stdout, &r);
+    else if (!opt->quiet)
+      cli_report_text(stdout, &r);
+    code = r.exit_code;
+  }
+  cli_state_free(&s);
+  return code;
+}
+
+int main(int argc, char **argv)
+{
+  cli_options opt;
+  int code = cli_parse_options(argc, argv, &opt);
+  if (code) return code;
+  switch (opt.action) {
+  case CLI_ACTION_HELP:
+    cli_print_help();
+    return 0;
+  case CLI_ACTION_VERSION:
+    cli_print_version();
+    return 0;
+  case CLI_ACTION_LIST_SPMV:
+    cli_print_spmv_list();
+    return 0;
+  case CLI_ACTION_LIST_PRECOND:
+    cli_print_precond_list();
+    return 0;
+  case CLI_ACTION_SOLVE:
+    break;
+  }
+  code = solve(&opt);
+  if (fflush(stdout) != 0 && code < CLI_EXIT_USAGE) {
+    perror("spsolve: standard output");
+    code = CLI_EXIT_RUNTIME;
+  }
+  return code;
+}

@@ -1,0 +1,421 @@
+/* backend_cpu.c: the CPU implementation of the backend ops table (host memory, OpenMP vector loops). */
+#include <math.h>
+#include <string.h>
+
+#include "compensated_sum.h"
+#include "internal.h"
+
+/* Loops shorter than this run on one thread: the fork costs more than the work. */
+#define SPS_OMP_MIN 8192
+
+/* Every reduction adds rounded products into compensated sums (core/compensated_sum.h), so
+ * its result does not depend on the number of threads, and matches the CUDA backend's. */
+#pragma omp declare reduction(csum : sps_csum : sps_csum_merge(&omp_out, omp_in)) \
+    initializer(omp_priv = sps_csum_zero())
+
+static sps_status cpu_malloc(sps_context *ctx, void **p, size_t bytes, const char *what)
+{
+  return sps_host_alloc(ctx, p, bytes, 1, what);
+}
+
+static void cpu_free(sps_context *ctx, void *p)
+{
+  (void)ctx;
+  sps_host_free(p);
+}
+
+static sps_status cpu_memcpy(sps_context *ctx, void *dst, const void *src, size_t bytes)
+{
+  (void)ctx;
+  if (bytes) memmove(dst, src, bytes);
+  return SPS_SUCCESS;
+}
+
+static sps_status cpu_synchronize(sps_context *ctx)
+{
+  (void)ctx;
+  return SPS_SUCCESS;
+}
+
+static sps_status cpu_fill(sps_context *ctx, int64_t n, double a, double *y)
+{
+  (void)ctx;
+#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
+  for (int64_t i = 0; i < n; i++) y[i] = a;
+  return SPS_SUCCESS;
+}
+
+static sps_status cpu_copy(sps_context *ctx, int64_t n, const double *x, double *y)
+{
+  (void)ctx;
+  if (n > 0 && x != y) memcpy(y, x, (size_t)n * sizeof(double));
+  return SPS_SUCCESS;
+}
+
+static sps_status cpu_scal(sps_context *ctx, int64_t n, double a, double *y)
+{
+  (void)ctx;
+#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
+  for (int64_t i = 0; i < n; i++) y[i] *= a;
+  return SPS_SUCCESS;
+}
+
+static sps_status cpu_axpy(sps_context *ctx, int64_t n, double a, const double *x, double *y)
+{
+  (void)ctx;
+#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
+  for (int64_t i = 0; i < n; i++) y[i] += a * x[i];
+  return SPS_SUCCESS;
+}
+
+static sps_status cpu_axpby(sps_context *ctx, int64_t n, double a, const double *x, double b,
+                            double *y)
+{
+  (void)ctx;
+  /* beta = 0 must not propagate NaN or Inf already in y. */
+  if (b == 0.0) {
+#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
+    for (int64_t i = 0; i < n; i++) y[i] = a * x[i];
+  } else {
+#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
+    for (int64_t i = 0; i < n; i++) y[i] = a * x[i] + b * y[i];
+  }
+  return SPS_SUCCESS;
+}
+
+static sps_status cpu_pointwise_mult(sps_context *ctx, int64_t n, const double *w,
+                                     const double *x, double *y)
+{
+  (void)ctx;
+#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
+  for (int64_t i = 0; i < n; i++) y[i] = w[i] * x[i];
+  return SPS_SUCCESS;
+}
+
+static sps_status cpu_dot(sps_context *ctx, int64_t n, const double *x, const double *y,
+                          double *result)
+{
+  (void)ctx;
+  sps_csum s = sps_csum_zero();
+#pragma omp parallel for schedule(static) reduction(csum : s) if (n > SPS_OMP_MIN)
+  for (int64_t i = 0; i < n; i++) sps_csum_add(&s, x[i] * y[i]);
+  *result = sps_csum_value(s);
+  return SPS_SUCCESS;
+}
+
+static sps_status cpu_nrm2(sps_context *ctx, int64_t n, const double *x, double *result)
+{
+  double s;
+  sps_status st = cpu_dot(ctx, n, x, x, &s);
+  *result = sqrt(s);
+  return st;
+}
+
+/* h[j] <- sum_i V[i + j*ldv] * x[i], j < k: one pass over x per column. */
+static sps_status cpu_gemv_t(sps_context *ctx, int64_t n, int k, const double *V, int64_t ldv,
+                             const double *x, double *h)
+{
+  for (int j = 0; j < k; j++) cpu_dot(ctx, n, V + (int64_t)j * ldv, x, &h[j]);
+  return SPS_SUCCESS;
+}
+
+/*
+ * y[i] <- y[i] + alpha * sum_j V[i + j*ldv] * h[j]: rows split among threads, one pass over y.
+ * The inner sum runs j = 0, 1, ... in plain arithmetic, in chunks of SPS_GEMV_CHUNK columns,
+ * exactly as the CUDA backend's kernel does.
+ */
+static sps_status cpu_gemv_n(sps_context *ctx, int64_t n, int k, double alpha, const double *V,
+                             int64_t ldv, const double *h, double *y)
+{
+  (void)ctx;
+  for (int j0 = 0; j0 < k; j0 += SPS_GEMV_CHUNK) {
+    const int j1 = k - j0 < SPS_GEMV_CHUNK ? k : j0 + SPS_GEMV_CHUNK;
+#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
+    for (int64_t i = 0; i < n; i++) {
+      double s = 0.0;
+      for (int j = j0; j < j1; j++) s += V[i + (int64_t)j * ldv] * h[j];
+      y[i] += alpha * s;
+    }
+  }
+  return SPS_SUCCESS;
+}
+
+/* S->pq <- p.q; alpha <- rz/pq, or a stop: pq <= 0 (indefinite) or not finite. */
+static sps_status cpu_cg_alpha(sps_context *ctx, int64_t n, const double *p, const double *q,
+                               sps_cg_state *S)
+{
+  if (S->status != SPS_CG_RUNNING) return SPS_SUCCESS;
+  double pq;
+  cpu_dot(ctx, n, p, q, &pq);
+  S->pq = pq;
+  if (!isfinite(pq)) S->status = SPS_CG_NAN;
+  else if (pq <= 0.0) S->status = SPS_CG_INDEFINITE_MATRIX;
+  else S->alpha = S->rz / pq;
+  return SPS_SUCCESS;
+}
+
+/* x += alpha p; r -= alpha q; z <- dinv .* r; rz, rr, beta, the count and the stopping test
+ * (deferred: rr and the test only). */
+static sps_status cpu_cg_update(sps_context *ctx, int64_t n, const double *p, const double *q,
+                                const double *dinv, double *x, double *r, double *z,
+                                sps_cg_state *S)
+{
+  (void)ctx;
+  if (S->status != SPS_CG_RUNNING) return SPS_SUCCESS;
+  const double alpha = S->alpha;
+  if (S->deferred) dinv = NULL;
+  sps_csum rr_sum = sps_csum_zero(), rz_sum = sps_csum_zero();
+#pragma omp parallel for schedule(static) reduction(csum : rr_sum, rz_sum) if (n > SPS_OMP_MIN)
+  for (int64_t i = 0; i < n; i++) {
+    x[i] += alpha * p[i];
+    double ri = r[i] - alpha * q[i];
+    r[i] = ri;
+    sps_csum_add(&rr_sum, ri * ri);
+    if (dinv) {
+      z[i] = dinv[i] * ri;
+      sps_csum_add(&rz_sum, ri * z[i]);
+    }
+  }
+  const double rr = sps_csum_value(rr_sum);
+  sps_cg_close_update(S, rr, dinv ? sps_csum_value(rz_sum) : rr);
+  return SPS_SUCCESS;
+}
+
+/* Deferred mode, after z <- M^-1 r: rz <- r.z, beta, the indefiniteness test. */
+static sps_status cpu_cg_rz(sps_context *ctx, int64_t n, const double *r, const double *z,
+                            sps_cg_state *S)
+{
+  if (S->status != SPS_CG_RUNNING) return SPS_SUCCESS;
+  double rz;
+  cpu_dot(ctx, n, r, z, &rz);
+  sps_cg_close_rz(S, rz);
+  return SPS_SUCCESS;
+}
+
+/* p <- z + beta p */
+static sps_status cpu_cg_direction(sps_context *ctx, int64_t n, const double *z, double *p,
+                                   const sps_cg_state *S)
+{
+  if (S->status != SPS_CG_RUNNING) return SPS_SUCCESS;
+  return cpu_axpby(ctx, n, 1.0, z, S->beta, p);
+}
+
+/* The CPU steps need only the m+1 second-pass Gram-Schmidt coefficients in S->work. */
+static sps_status cpu_gmres_workspace(sps_context *ctx, int64_t n, int m, size_t *ndoubles)
+{
+  SPS_CHECK_ARG(ctx, n >= 0, "n");
+  SPS_CHECK_ARG(ctx, m >= 1, "m");
+  SPS_CHECK_ARG(ctx, ndoubles != NULL, "ndoubles");
+  *ndoubles = (size_t)m + 1;
+  return SPS_SUCCESS;
+}
+
+/* a[i] = b[i] <- x[i] * inv: a new basis vector into its column of V and into vcur. */
+static void cpu_scale_into_two(int64_t n, double inv, const double *x, double *a, double *b)
+{
+#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
+  for (int64_t i = 0; i < n; i++) {
+    const double v = x[i] * inv;
+    a[i] = v;
+    b[i] = v;
+  }
+}
+
+/* beta <- ||r||, g <- beta e_1, j <- 0, the status; v_0 = r/beta into V(:,0) and vcur. */
+static sps_status cpu_gmres_start(sps_context *ctx, int64_t n, const double *r, double *V,
+                                  double *vcur, sps_gmres_state *S)
+{
+  double beta;
+  cpu_nrm2(ctx, n, r, &beta);
+  sps_gmres_open_cycle(S, beta);
+  if (S->status != SPS_GMRES_RUNNING) return SPS_SUCCESS;
+  cpu_scale_into_two(n, 1.0 / beta, r, V, vcur);
+  return SPS_SUCCESS;
+}
+
+/*
+ * One CGS2 Arnoldi step on column j = S->j: h = V_j^T w, w -= V_j h, h2 = V_j^T w,
+ * w -= V_j h2 (V_j = V(:, 0:j)), H(0:j, j) = h + h2, H(j+1, j) = ||w||, v_{j+1} = w/||w||,
+ * then the rotations, g and the status (sps_gmres_close_column).
+ */
+static sps_status cpu_gmres_arnoldi(sps_context *ctx, int64_t n, int m, double *V, int64_t ldv,
+                                    double *w, double *vcur, sps_gmres_state *S)
+{
+  (void)m;
+  if (S->status != SPS_GMRES_RUNNING) return SPS_SUCCESS;
+  const int j = S->j, nc = j + 1, ldh = S->m + 1;
+  double *h = S->H + (int64_t)j * ldh, *h2 = S->work, *col = S->R + (int64_t)j * ldh;
+  double ww;
+  cpu_dot(ctx, n, w, w, &ww);
+  S->wnorm = sqrt(ww);
+  /* h = V_j^T w; w <- w - V_j h */
+  cpu_gemv_t(ctx, n, nc, V, ldv, w, h);
+  cpu_gemv_n(ctx, n, nc, -1.0, V, ldv, h, w);
+  /* h2 = V_j^T w; w <- w - V_j h2; H(0:j, j) = h + h2 */
+  cpu_gemv_t(ctx, n, nc, V, ldv, w, h2);
+  cpu_gemv_n(ctx, n, nc, -1.0, V, ldv, h2, w);
+  for (int i = 0; i < nc; i++) h[i] += h2[i];
+  cpu_dot(ctx, n, w, w, &ww);
+  S->hnext = sqrt(ww);
+  h[j + 1] = S->hnext;
+  for (int i = 0; i <= j + 1; i++) col[i] = h[i];
+  sps_gmres_close_column(S, col, S->cs, S->sn);
+  if (!S->vnext) return SPS_SUCCESS;
+  S->vnext = 0;
+  /* v_{j+1} = w / h_{j+1,j} into V(:, j+1) and vcur */
+  cpu_scale_into_two(n, 1.0 / S->hnext, w, V + (int64_t)(j + 1) * ldv, vcur);
+  return SPS_SUCCESS;
+}
+
+/* k = S->j: y <- R_k^-1 g_k by column-oriented back substitution, u <- V_k y. */
+static sps_status cpu_gmres_update(sps_context *ctx, int64_t n, int m, const double *V,
+                                   int64_t ldv, sps_gmres_state *S, double *u)
+{
+  (void)m;
+  if (S->status == SPS_GMRES_NAN) return SPS_SUCCESS;
+  const int k = S->j, ldh = S->m + 1;
+  double *y = S->y, *t = S->work;
+  for (int i = 0; i < k; i++) t[i] = S->g[i];
+  /* for i = k-1 .. 0: y_i = t_i / r_ii; t_l -= r_li y_i (l < i) */
+  for (int i = k - 1; i >= 0; i--) {
+    const double *ri = S->R + (int64_t)i * ldh;
+    double yi = t[i] / ri[i];
+    y[i] = yi;
+    for (int l = 0; l < i; l++) t[l] -= ri[l] * yi;
+  }
+  cpu_fill(ctx, n, 0.0, u);
+  return cpu_gemv_n(ctx, n, k, 1.0, V, ldv, y, u);
+}
+
+/* Flexible GMRES: Z(:, j) <- z for j = S->j, while the cycle runs. */
+static sps_status cpu_gmres_store_z(sps_context *ctx, int64_t n, const double *z, double *Z,
+                                    int64_t ldz, const sps_gmres_state *S)
+{
+  (void)ctx;
+  if (S->status != SPS_GMRES_RUNNING) return SPS_SUCCESS;
+  double *zj = Z + (int64_t)S->j * ldz;
+#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
+  for (int64_t i = 0; i < n; i++)
+    zj[i] = z[i];
+  return SPS_SUCCESS;
+}
+
+/* sigma <- r0hat.v, alpha <- rho/sigma; s <- r - alpha v, ss <- s.s, the early-exit test. */
+static sps_status cpu_bicgstab_step_a(sps_context *ctx, int64_t n, const double *r0hat,
+                                      const double *v, const double *r, double *s,
+                                      sps_bicgstab_state *S)
+{
+  if (S->status != SPS_BICGSTAB_RUNNING) return SPS_SUCCESS;
+  double sigma;
+  cpu_dot(ctx, n, r0hat, v, &sigma);
+  S->sigma = sigma;
+  if (!isfinite(sigma)) {
+    S->status = SPS_BICGSTAB_NAN;
+    return SPS_SUCCESS;
+  }
+  if (sigma == 0.0) {
+    S->status = SPS_BICGSTAB_BREAKDOWN;
+    return SPS_SUCCESS;
+  }
+  const double alpha = S->rho / sigma;
+  S->alpha = alpha;
+  sps_csum ss_sum = sps_csum_zero();
+#pragma omp parallel for schedule(static) reduction(csum : ss_sum) if (n > SPS_OMP_MIN)
+  for (int64_t i = 0; i < n; i++) {
+    double si = r[i] - alpha * v[i];
+    s[i] = si;
+    sps_csum_add(&ss_sum, si * si);
+  }
+  const double ss = sps_csum_value(ss_sum);
+  S->ss = ss;
+  if (!isfinite(ss)) S->status = SPS_BICGSTAB_NAN;
+  else if (ss <= S->tol2) S->half = 1;
+  return SPS_SUCCESS;
+}
+
+/* omega <- t.s/t.t; x += alpha phat + omega shat; r <- s - omega t; rho, rr, beta, the test. */
+static sps_status cpu_bicgstab_step_b(sps_context *ctx, int64_t n, const double *t,
+                                      const double *s, const double *phat, const double *shat,
+                                      const double *r0hat, double *x, double *r,
+                                      sps_bicgstab_state *S)
+{
+  (void)ctx;
+  if (S->status != SPS_BICGSTAB_RUNNING) return SPS_SUCCESS;
+  const double alpha = S->alpha;
+  if (S->half) {
+    /* ||s|| passed: x += alpha phat, r <- s */
+#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
+    for (int64_t i = 0; i < n; i++) {
+      x[i] += alpha * phat[i];
+      r[i] = s[i];
+    }
+    sps_bicgstab_close_step(S, S->ss, S->rho);
+    return SPS_SUCCESS;
+  }
+  sps_csum ts_sum = sps_csum_zero(), tt_sum = sps_csum_zero();
+#pragma omp parallel for schedule(static) reduction(csum : ts_sum, tt_sum) if (n > SPS_OMP_MIN)
+  for (int64_t i = 0; i < n; i++) {
+    sps_csum_add(&ts_sum, t[i] * s[i]);
+    sps_csum_add(&tt_sum, t[i] * t[i]);
+  }
+  const double ts = sps_csum_value(ts_sum), tt = sps_csum_value(tt_sum);
+  S->ts = ts;
+  S->tt = tt;
+  const double omega = tt != 0.0 ? ts / tt : 0.0;
+  S->omega = omega;
+  sps_csum rho_sum = sps_csum_zero(), rr_sum = sps_csum_zero();
+#pragma omp parallel for schedule(static) reduction(csum : rho_sum, rr_sum) if (n > SPS_OMP_MIN)
+  for (int64_t i = 0; i < n; i++) {
+    x[i] += alpha * phat[i] + omega * shat[i];
+    double ri = s[i] - omega * t[i];
+    r[i] = ri;
+    sps_csum_add(&rho_sum, r0hat[i] * ri);
+    sps_csum_add(&rr_sum, ri * ri);
+  }
+  sps_bicgstab_close_step(S, sps_csum_value(rr_sum), sps_csum_value(rho_sum));
+  return SPS_SUCCESS;
+}
+
+/* p <- r + beta (p - omega v) */
+static sps_status cpu_bicgstab_direction(sps_context *ctx, int64_t n, const double *r,
+                                         const double *v, double *p, const sps_bicgstab_state *S)
+{
+  (void)ctx;
+  if (S->status != SPS_BICGSTAB_RUNNING) return SPS_SUCCESS;
+  const double beta = S->beta, omega = S->omega;
+#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
+  for (int64_t i = 0; i < n; i++) p[i] = r[i] + beta * (p[i] - omega * v[i]);
+  return SPS_SUCCESS;
+}
+
+const sps_backend sps_backend_cpu = {
+    .name = "cpu",
+    .malloc = cpu_malloc,
+    .free = cpu_free,
+    .upload = cpu_memcpy,
+    .download = cpu_memcpy,
+    .copy_bytes = cpu_memcpy,
+    .synchronize = cpu_synchronize,
+    .fill = cpu_fill,
+    .copy = cpu_copy,
+    .scal = cpu_scal,
+    .axpy = cpu_axpy,
+    .axpby = cpu_axpby,
+    .pointwise_mult = cpu_pointwise_mult,
+    .dot = cpu_dot,
+    .nrm2 = cpu_nrm2,
+    .gemv_t = cpu_gemv_t,
+    .gemv_n = cpu_gemv_n,
+    .cg_alpha = cpu_cg_alpha,
+    .cg_update = cpu_cg_update,
+    .cg_rz = cpu_cg_rz,
+    .cg_direction = cpu_cg_direction,
+    .gmres_workspace = cpu_gmres_workspace,
+    .gmres_start = cpu_gmres_start,
+    .gmres_arnoldi = cpu_gmres_arnoldi,
+    .gmres_update = cpu_gmres_update,
+    .gmres_store_z = cpu_gmres_store_z,
+    .bicgstab_step_a = cpu_bicgstab_step_a,
+    .bicgstab_step_b = cpu_bicgstab_step_b,
+    .bicgstab_direction = cpu_bicgstab_direction,
+};

@@ -1,0 +1,428 @@
+/* backend_cuda.c: the CUDA implementation of the backend ops table and the creation of a CUDA
+ * context's state. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cuda_state.h"
+
+sps_status sps_cuda_state_create(sps_context *ctx, int device)
+{
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count <= 0) {
+    cudaGetLastError();
+    SPS_FAIL(ctx, SPS_ERR_NO_DEVICE, "no CUDA device is present");
+  }
+  if (device < 0 || device >= count)
+    SPS_FAIL(ctx, SPS_ERR_NO_DEVICE, "CUDA device %d does not exist (%d present)", device, count);
+  struct sps_cuda_state *cs;
+  SPS_CHECK(sps_host_calloc(ctx, (void **)&cs, 1, sizeof *cs, "CUDA context state"));
+  ctx->cuda = cs;
+  SPS_CUDA(ctx, cudaSetDevice(device));
+  struct cudaDeviceProp prop;
+  SPS_CUDA(ctx, cudaGetDeviceProperties(&prop, device));
+  snprintf(cs->name, sizeof cs->name, "%.200s (CUDA device %d, sm_%d%d)", prop.name, device,
+           prop.major, prop.minor);
+  cs->sm_count = prop.multiProcessorCount;
+  cs->max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
+  cs->l2_bytes = (size_t)prop.l2CacheSize;
+  cs->cc_major = prop.major;
+  cs->gmres_cluster = cs->cc_major >= 9 && sps_cuda_gmres_cluster_built();
+  SPS_CUDA(ctx, cudaStreamCreateWithFlags(&cs->stream, cudaStreamNonBlocking));
+  SPS_CUSPARSE(ctx, cusparseCreate(&cs->cusparse));
+  SPS_CUSPARSE(ctx, cusparseSetStream(cs->cusparse, cs->stream));
+  SPS_CUDA(ctx, cudaMalloc((void **)&cs->scratch, SPS_CUDA_SCRATCH * sizeof(double)));
+  SPS_CUDA(ctx, cudaMallocHost((void **)&cs->host_pinned, SPS_CUDA_SCRATCH * sizeof(double)));
+  /* Four blocks of 256 threads per SM keep the fused reductions at full bandwidth. */
+  cs->reduce_blocks = (unsigned)(4 * cs->sm_count);
+  if (cs->reduce_blocks < 1) cs->reduce_blocks = 1;
+  SPS_CUDA(ctx, cudaMalloc((void **)&cs->partials, 4 * (size_t)cs->reduce_blocks * sizeof(double)));
+  SPS_CUDA(ctx, cudaMalloc((void **)&cs->ticket, sizeof(unsigned)));
+  SPS_CUDA(ctx, cudaMemset(cs->ticket, 0, sizeof(unsigned)));
+  return SPS_SUCCESS;
+}
+
+void sps_cuda_state_destroy(sps_context *ctx)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  if (!cs) return;
+  if (cs->stream) cudaStreamSynchronize(cs->stream);
+  if (cs->scratch) cudaFree(cs->scratch);
+  if (cs->host_pinned) cudaFreeHost(cs->host_pinned);
+  if (cs->partials) cudaFree(cs->partials);
+  if (cs->ticket) cudaFree(cs->ticket);
+  if (cs->cusparse) cusparseDestroy(cs->cusparse);
+  if (cs->stream) cudaStreamDestroy(cs->stream);
+  sps_host_free(cs);
+  ctx->cuda = NULL;
+}
+
+static sps_status cu_malloc(sps_context *ctx, void **p, size_t bytes, const char *what)
+{
+  *p = NULL;
+  cudaError_t e = cudaMalloc(p, bytes ? bytes : 1);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    *p = NULL;
+    SPS_FAIL(ctx, e == cudaErrorMemoryAllocation ? SPS_ERR_DEVICE_MEMORY : SPS_ERR_CUDA,
+             "%s: cannot allocate %zu bytes of device memory: %s", what, bytes,
+             cudaGetErrorString(e));
+  }
+  return SPS_SUCCESS;
+}
+
+static void cu_free(sps_context *ctx, void *p)
+{
+  (void)ctx;
+  if (p) cudaFree(p);
+}
+
+static sps_status cu_upload(sps_context *ctx, void *dst, const void *src, size_t bytes)
+{
+  if (!bytes) return SPS_SUCCESS;
+  SPS_CUDA(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, sps_cuda(ctx)->stream));
+  /* The host buffer may be freed as soon as we return. */
+  SPS_CUDA(ctx, cudaStreamSynchronize(sps_cuda(ctx)->stream));
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_download(sps_context *ctx, void *dst, const void *src, size_t bytes)
+{
+  if (!bytes) return SPS_SUCCESS;
+  SPS_CUDA(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, sps_cuda(ctx)->stream));
+  SPS_CUDA(ctx, cudaStreamSynchronize(sps_cuda(ctx)->stream));
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_copy_bytes(sps_context *ctx, void *dst, const void *src, size_t bytes)
+{
+  if (!bytes || dst == src) return SPS_SUCCESS;
+  SPS_CUDA(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, sps_cuda(ctx)->stream));
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_synchronize(sps_context *ctx)
+{
+  SPS_CUDA(ctx, cudaStreamSynchronize(sps_cuda(ctx)->stream));
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_fill(sps_context *ctx, int64_t n, double a, double *y)
+{
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_fill_launch(sps_cuda(ctx)->stream, n, a, y));
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_copy(sps_context *ctx, int64_t n, const double *x, double *y)
+{
+  return cu_copy_bytes(ctx, y, x, (size_t)n * sizeof(double));
+}
+
+static sps_status cu_scal(sps_context *ctx, int64_t n, double a, double *y)
+{
+  return sps_cuda_axpby_launch(sps_cuda(ctx)->stream, n, 0.0, y, a, y) == cudaSuccess
+             ? SPS_SUCCESS
+             : sps_error_set(ctx, SPS_ERR_CUDA, "scal: kernel launch failed");
+}
+
+static sps_status cu_axpby(sps_context *ctx, int64_t n, double a, const double *x, double b,
+                           double *y)
+{
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_axpby_launch(sps_cuda(ctx)->stream, n, a, x, b, y));
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_axpy(sps_context *ctx, int64_t n, double a, const double *x, double *y)
+{
+  return cu_axpby(ctx, n, a, x, 1.0, y);
+}
+
+static sps_status cu_pointwise_mult(sps_context *ctx, int64_t n, const double *w, const double *x,
+                                    double *y)
+{
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_pointwise_mult_launch(sps_cuda(ctx)->stream, n, w, x, y));
+  return SPS_SUCCESS;
+}
+
+/* The dots of the host-driven paths: a compensated sum on the device (core/cuda/blas_kernels.cu),
+ * rounded like the CPU backend's, read back into host memory. */
+static sps_status cu_dot(sps_context *ctx, int64_t n, const double *x, const double *y,
+                         double *result)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_dot(cs->stream, cs->reduce_blocks, n, x, y, cs->partials,
+                                    cs->ticket, cs->scratch));
+  SPS_CUDA(ctx, cudaMemcpyAsync(cs->host_pinned, cs->scratch, sizeof(double),
+                                cudaMemcpyDeviceToHost, cs->stream));
+  SPS_CUDA(ctx, cudaStreamSynchronize(cs->stream));
+  *result = cs->host_pinned[0];
+  return SPS_SUCCESS;
+}
+
+/* ||x|| = sqrt(x.x), as on the CPU backend. */
+static sps_status cu_nrm2(sps_context *ctx, int64_t n, const double *x, double *result)
+{
+  double s;
+  SPS_CHECK(cu_dot(ctx, n, x, x, &s));
+  *result = sqrt(s);
+  return SPS_SUCCESS;
+}
+
+/* h <- V^T x: one dot per column into the device scratch, read back once per
+ * SPS_CUDA_SCRATCH columns. */
+static sps_status cu_gemv_t(sps_context *ctx, int64_t n, int k, const double *V, int64_t ldv,
+                            const double *x, double *h)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  for (int j0 = 0; j0 < k; j0 += SPS_CUDA_SCRATCH) {
+    int kk = k - j0 < SPS_CUDA_SCRATCH ? k - j0 : SPS_CUDA_SCRATCH;
+    for (int j = 0; j < kk; j++)
+      SPS_CUDA_LAUNCH(ctx, sps_cuda_dot(cs->stream, cs->reduce_blocks, n,
+                                        V + (int64_t)(j0 + j) * ldv, x, cs->partials, cs->ticket,
+                                        cs->scratch + j));
+    SPS_CUDA(ctx, cudaMemcpyAsync(cs->host_pinned, cs->scratch, (size_t)kk * sizeof(double),
+                                  cudaMemcpyDeviceToHost, cs->stream));
+    SPS_CUDA(ctx, cudaStreamSynchronize(cs->stream));
+    memcpy(h + j0, cs->host_pinned, (size_t)kk * sizeof(double));
+  }
+  return SPS_SUCCESS;
+}
+
+/* y <- y + alpha*V h, with h copied to the device scratch first, in chunks of SPS_GEMV_CHUNK
+ * columns as on the CPU backend. */
+static sps_status cu_gemv_n(sps_context *ctx, int64_t n, int k, double alpha, const double *V,
+                            int64_t ldv, const double *h, double *y)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  for (int j0 = 0; j0 < k; j0 += SPS_GEMV_CHUNK) {
+    int kk = k - j0 < SPS_GEMV_CHUNK ? k - j0 : SPS_GEMV_CHUNK;
+    /* The scratch may still be read by the previous chunk's kernel: order on the stream. */
+    SPS_CUDA(ctx, cudaStreamSynchronize(cs->stream));
+    memcpy(cs->host_pinned, h + j0, (size_t)kk * sizeof(double));
+    SPS_CUDA(ctx, cudaMemcpyAsync(cs->scratch, cs->host_pinned, (size_t)kk * sizeof(double),
+                                  cudaMemcpyHostToDevice, cs->stream));
+    SPS_CUDA_LAUNCH(ctx, sps_cuda_gemv_n(cs->stream, cs->reduce_blocks, n, kk, alpha,
+                                         V + (int64_t)j0 * ldv, ldv, cs->scratch, y));
+  }
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_cg_alpha(sps_context *ctx, int64_t n, const double *p, const double *q,
+                              sps_cg_state *S)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  SPS_CUDA_LAUNCH(
+      ctx, sps_cuda_cg_alpha(cs->stream, cs->reduce_blocks, n, p, q, S, cs->partials, cs->ticket));
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_cg_update(sps_context *ctx, int64_t n, const double *p, const double *q,
+                               const double *dinv, double *x, double *r, double *z, sps_cg_state *S)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_cg_update(cs->stream, cs->reduce_blocks, n, p, q, dinv, x, r, z, S,
+                                          cs->partials, cs->ticket));
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_cg_direction(sps_context *ctx, int64_t n, const double *z, double *p,
+                                  const sps_cg_state *S)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_cg_direction(cs->stream, cs->reduce_blocks, n, z, p, S));
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_cg_rz(sps_context *ctx, int64_t n, const double *r, const double *z,
+                           sps_cg_state *S)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  SPS_CUDA_LAUNCH(
+      ctx, sps_cuda_cg_rz(cs->stream, cs->reduce_blocks, n, r, z, S, cs->partials, cs->ticket));
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_gmres_workspace(sps_context *ctx, int64_t n, int m, size_t *ndoubles)
+{
+  SPS_CHECK_ARG(ctx, n >= 0, "n");
+  SPS_CHECK_ARG(ctx, m >= 1, "m");
+  SPS_CHECK_ARG(ctx, ndoubles != NULL, "ndoubles");
+  if (m > SPS_GMRES_STEPS_MAX_M)
+    SPS_FAIL(ctx, SPS_ERR_UNSUPPORTED,
+             "GMRES steps on the GPU: restart %d exceeds the limit %d of their shared memory", m,
+             SPS_GMRES_STEPS_MAX_M);
+  *ndoubles = sps_cuda_gmres_workspace(sps_cuda(ctx)->reduce_blocks, m);
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_gmres_start(sps_context *ctx, int64_t n, const double *r, double *V,
+                                 double *vcur, sps_gmres_state *S)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  SPS_CUDA_LAUNCH(
+      ctx, sps_cuda_gmres_start(cs->stream, cs->reduce_blocks, n, r, V, vcur, S, cs->ticket));
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_gmres_arnoldi(sps_context *ctx, int64_t n, int m, double *V, int64_t ldv,
+                                   double *w, double *vcur, sps_gmres_state *S)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  SPS_CHECK_ARG(ctx, m >= 1 && m <= SPS_GMRES_STEPS_MAX_M, "m");
+  /* Small n: the whole step in one thread-block cluster (one launch, no global reductions). */
+  if (cs->gmres_cluster && sps_cuda_gmres_cluster_fits(n, m)) {
+    SPS_CUDA_LAUNCH(ctx, sps_cuda_gmres_arnoldi_cluster(cs->stream, n, m, V, ldv, w, vcur, S));
+    return SPS_SUCCESS;
+  }
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_gmres_arnoldi(cs->stream, cs->reduce_blocks, n, m, V, ldv, w, vcur,
+                                              S, cs->ticket));
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_gmres_update(sps_context *ctx, int64_t n, int m, const double *V, int64_t ldv,
+                                  sps_gmres_state *S, double *u)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  SPS_CHECK_ARG(ctx, m >= 1 && m <= SPS_GMRES_STEPS_MAX_M, "m");
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_gmres_update(cs->stream, cs->reduce_blocks, n, m, V, ldv, S, u));
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_gmres_store_z(sps_context *ctx, int64_t n, const double *z, double *Z,
+                                   int64_t ldz, const sps_gmres_state *S)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_gmres_store_z(cs->stream, cs->reduce_blocks, n, z, Z, ldz, S));
+  return SPS_SUCCESS;
+}
+
+/* The fused cycle: one cluster (sm_90 and later), small n and m, int32 row offsets. */
+static int fused_shape_ok(sps_context *ctx, const sps_matrix *A, int m)
+{
+  const struct sps_cuda_state *cs = sps_cuda(ctx);
+  return cs->gmres_cluster && A && A->nrows == A->ncols && A->d_rowptr32 && A->rowptr &&
+         sps_cuda_gmres_cluster_fits(A->nrows, m);
+}
+
+/* ... and the long rows of each block fit its segment list: one pass over the row offsets,
+ * so the solver asks once, at setup. */
+static int cu_gmres_fused_fits(sps_context *ctx, const sps_matrix *A, int m)
+{
+  return fused_shape_ok(ctx, A, m) && sps_cuda_gmres_fused_segments_fit(A->nrows, A->rowptr);
+}
+
+static sps_status cu_gmres_fused(sps_context *ctx, const sps_matrix *A, int m, double *V,
+                                 int64_t ldv, double *w, sps_gmres_state *S, int count)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  SPS_CHECK_ARG(ctx, fused_shape_ok(ctx, A, m), "A and m (too large for the fused cycle)");
+  SPS_CHECK_ARG(ctx, count >= 0, "count");
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_gmres_cycle_cluster(cs->stream, A->nrows, m, A->d_rowptr32,
+                                                    A->d_colind, A->d_values, V, ldv, w, S, count));
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_bicgstab_step_a(sps_context *ctx, int64_t n, const double *r0hat,
+                                     const double *v, const double *r, double *s,
+                                     sps_bicgstab_state *S)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_bicgstab_step_a(cs->stream, cs->reduce_blocks, n, r0hat, v, r, s, S,
+                                                cs->partials, cs->ticket));
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_bicgstab_step_b(sps_context *ctx, int64_t n, const double *t, const double *s,
+                                     const double *phat, const double *shat, const double *r0hat,
+                                     double *x, double *r, sps_bicgstab_state *S)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_bicgstab_step_b(cs->stream, cs->reduce_blocks, n, t, s, phat, shat,
+                                                r0hat, x, r, S, cs->partials, cs->ticket));
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_bicgstab_direction(sps_context *ctx, int64_t n, const double *r,
+                                        const double *v, double *p, const sps_bicgstab_state *S)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_bicgstab_direction(cs->stream, cs->reduce_blocks, n, r, v, p, S));
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_graph_begin(sps_context *ctx)
+{
+  SPS_CUDA(ctx, cudaStreamBeginCapture(sps_cuda(ctx)->stream, cudaStreamCaptureModeThreadLocal));
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_graph_end(sps_context *ctx, void **graph)
+{
+  cudaGraph_t g = NULL;
+  cudaGraphExec_t exec = NULL;
+  *graph = NULL;
+  SPS_CUDA(ctx, cudaStreamEndCapture(sps_cuda(ctx)->stream, &g));
+  cudaError_t e = cudaGraphInstantiate(&exec, g, 0);
+  cudaGraphDestroy(g);
+  if (e != cudaSuccess)
+    SPS_FAIL(ctx, e == cudaErrorMemoryAllocation ? SPS_ERR_DEVICE_MEMORY : SPS_ERR_CUDA,
+             "cudaGraphInstantiate: %s", cudaGetErrorString(e));
+  /* Upload now, at setup, so that the first replay in a solve does not pay for it. */
+  e = cudaGraphUpload(exec, sps_cuda(ctx)->stream);
+  if (e != cudaSuccess) {
+    cudaGraphExecDestroy(exec);
+    SPS_FAIL(ctx, SPS_ERR_CUDA, "cudaGraphUpload: %s", cudaGetErrorString(e));
+  }
+  *graph = exec;
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_graph_launch(sps_context *ctx, void *graph)
+{
+  SPS_CUDA(ctx, cudaGraphLaunch((cudaGraphExec_t)graph, sps_cuda(ctx)->stream));
+  return SPS_SUCCESS;
+}
+
+static void cu_graph_destroy(sps_context *ctx, void *graph)
+{
+  (void)ctx;
+  if (graph) cudaGraphExecDestroy((cudaGraphExec_t)graph);
+}
+
+const sps_backend sps_backend_cuda = {
+    .name = "cuda",
+    .malloc = cu_malloc,
+    .free = cu_free,
+    .upload = cu_upload,
+    .download = cu_download,
+    .copy_bytes = cu_copy_bytes,
+    .synchronize = cu_synchronize,
+    .fill = cu_fill,
+    .copy = cu_copy,
+    .scal = cu_scal,
+    .axpy = cu_axpy,
+    .axpby = cu_axpby,
+    .pointwise_mult = cu_pointwise_mult,
+    .dot = cu_dot,
+    .nrm2 = cu_nrm2,
+    .gemv_t = cu_gemv_t,
+    .gemv_n = cu_gemv_n,
+    .cg_alpha = cu_cg_alpha,
+    .cg_update = cu_cg_update,
+    .cg_direction = cu_cg_direction,
+    .cg_rz = cu_cg_rz,
+    .gmres_workspace = cu_gmres_workspace,
+    .gmres_start = cu_gmres_start,
+    .gmres_arnoldi = cu_gmres_arnoldi,
+    .gmres_update = cu_gmres_update,
+    .gmres_store_z = cu_gmres_store_z,
+    .gmres_fused_fits = cu_gmres_fused_fits,
+    .gmres_fused = cu_gmres_fused,
+    .bicgstab_step_a = cu_bicgstab_step_a,
+    .bicgstab_step_b = cu_bicgstab_step_b,
+    .bicgstab_direction = cu_bicgstab_direction,
+    .graph_begin = cu_graph_begin,
+    .graph_end = cu_graph_end,
+    .graph_launch = cu_graph_launch,
+    .graph_destroy = cu_graph_destroy,
+};

@@ -1,0 +1,134 @@
+/* cuda_state.h: what a CUDA context owns (stream, cuSPARSE handle, reduction buffers, device facts) and the CUDA error macros. */
+#ifndef SPS_CORE_CUDA_STATE_H
+#define SPS_CORE_CUDA_STATE_H
+
+#include <cuda_runtime_api.h>
+#include <cusparse.h>
+
+#include "internal.h"
+
+/* Device doubles kept for results of gemv_t before they are copied to the host. */
+#define SPS_CUDA_SCRATCH SPS_GEMV_CHUNK
+
+struct sps_cuda_state {
+  cudaStream_t stream;
+  cusparseHandle_t cusparse;
+  int sm_count;
+  int max_threads_per_sm;
+  size_t l2_bytes;
+  int cc_major;      /* compute capability major: 9 and later have thread-block clusters */
+  int gmres_cluster; /* cc_major >= 9 and the one-cluster Arnoldi kernel is built for it */
+  char name[256];
+  double *scratch;     /* SPS_CUDA_SCRATCH doubles */
+  double *host_pinned; /* SPS_CUDA_SCRATCH doubles of pinned host memory */
+  /* Block partials and the last-block ticket of the fused reductions (core/cuda/cg_steps.cu). */
+  unsigned reduce_blocks; /* grid limit of those kernels: partials hold 2 sums (4 doubles) per block */
+  double *partials;
+  unsigned *ticket;
+};
+
+static inline struct sps_cuda_state *sps_cuda(const sps_context *ctx)
+{
+  return (struct sps_cuda_state *)ctx->cuda;
+}
+
+/* Translate a CUDA runtime status; allocation failures map to SPS_ERR_DEVICE_MEMORY. */
+#define SPS_CUDA(ctx, call)                                                                \
+  do {                                                                                     \
+    cudaError_t sps_cuda_e_ = (call);                                                      \
+    if (sps_cuda_e_ != cudaSuccess)                                                        \
+      SPS_FAIL((ctx),                                                                      \
+               sps_cuda_e_ == cudaErrorMemoryAllocation ? SPS_ERR_DEVICE_MEMORY : SPS_ERR_CUDA, \
+               "%s:%d: %s: %s", __FILE__, __LINE__, #call, cudaGetErrorString(sps_cuda_e_)); \
+  } while (0)
+
+/* Check the launch of a kernel (the launcher returns cudaGetLastError()). */
+#define SPS_CUDA_LAUNCH(ctx, call) SPS_CUDA(ctx, call)
+
+#define SPS_CUSPARSE(ctx, call)                                                            \
+  do {                                                                                     \
+    cusparseStatus_t sps_cusparse_e_ = (call);                                             \
+    if (sps_cusparse_e_ != CUSPARSE_STATUS_SUCCESS)                                        \
+      SPS_FAIL((ctx),                                                                      \
+               sps_cusparse_e_ == CUSPARSE_STATUS_ALLOC_FAILED ? SPS_ERR_DEVICE_MEMORY : SPS_ERR_CUSPARSE, \
+               "%s:%d: %s: %s", __FILE__, __LINE__, #call, cusparseGetErrorString(sps_cusparse_e_)); \
+  } while (0)
+
+/* Context setup and teardown of the CUDA state (core/backend_cuda.c). */
+sps_status sps_cuda_state_create(sps_context *ctx, int device);
+void sps_cuda_state_destroy(sps_context *ctx);
+
+/* Launchers of core/cuda/vector_kernels.cu; each returns cudaGetLastError(). */
+cudaError_t sps_cuda_fill_launch(cudaStream_t s, int64_t n, double a, double *y);
+cudaError_t sps_cuda_axpby_launch(cudaStream_t s, int64_t n, double a, const double *x, double b,
+                                  double *y);
+cudaError_t sps_cuda_pointwise_mult_launch(cudaStream_t s, int64_t n, const double *w,
+                                           const double *x, double *y);
+
+/* Launchers of core/cuda/blas_kernels.cu: *out <- x.y (device memory; uses partials and the
+ * ticket, 2 doubles per block), and y <- y + alpha V(:, 0:k) h with h in device memory (k at
+ * most SPS_CUDA_SCRATCH). */
+cudaError_t sps_cuda_dot(cudaStream_t s, unsigned max_blocks, int64_t n, const double *x,
+                         const double *y, double *partials, unsigned *ticket, double *out);
+cudaError_t sps_cuda_gemv_n(cudaStream_t s, unsigned max_blocks, int64_t n, int k, double alpha,
+                            const double *V, int64_t ldv, const double *h, double *y);
+
+/* Launchers of core/cuda/cg_steps.cu (fused CG steps, scalars on the device). */
+cudaError_t sps_cuda_cg_alpha(cudaStream_t s, unsigned max_blocks, int64_t n, const double *p,
+                              const double *q, sps_cg_state *S, double *partials,
+                              unsigned *ticket);
+cudaError_t sps_cuda_cg_update(cudaStream_t s, unsigned max_blocks, int64_t n, const double *p,
+                               const double *q, const double *dinv, double *x, double *r,
+                               double *z, sps_cg_state *S, double *partials, unsigned *ticket);
+cudaError_t sps_cuda_cg_direction(cudaStream_t s, unsigned max_blocks, int64_t n, const double *z,
+                                  double *p, const sps_cg_state *S);
+cudaError_t sps_cuda_cg_rz(cudaStream_t s, unsigned max_blocks, int64_t n, const double *r,
+                           const double *z, sps_cg_state *S, double *partials, unsigned *ticket);
+
+/* Launchers of core/cuda/gmres_steps.cu (fused GMRES(m) steps, H and g on the device). */
+size_t sps_cuda_gmres_workspace(unsigned max_blocks, int m);
+cudaError_t sps_cuda_gmres_start(cudaStream_t s, unsigned max_blocks, int64_t n, const double *r,
+                                 double *V, double *vcur, sps_gmres_state *S, unsigned *ticket);
+cudaError_t sps_cuda_gmres_arnoldi(cudaStream_t s, unsigned max_blocks, int64_t n, int m,
+                                   double *V, int64_t ldv, double *w, double *vcur,
+                                   sps_gmres_state *S, unsigned *ticket);
+cudaError_t sps_cuda_gmres_update(cudaStream_t s, unsigned max_blocks, int64_t n, int m,
+                                  const double *V, int64_t ldv, sps_gmres_state *S, double *u);
+cudaError_t sps_cuda_gmres_store_z(cudaStream_t s, unsigned max_blocks, int64_t n, const double *z,
+                                   double *Z, int64_t ldz, const sps_gmres_state *S);
+
+/* Launchers of core/cuda/gmres_cluster.cu (GMRES(m) steps in one thread-block cluster, small n).
+ * built: both kernels were compiled for sm_90 or later and this device runs a cluster of 16
+ * blocks; fits: n and m are small enough. arnoldi_cluster is gmres_arnoldi's step;
+ * cycle_cluster runs up to count inner iterations without a preconditioner, each w = A v_j
+ * from the int32 CSR arrays (w: n doubles of scratch), until the status leaves RUNNING; it
+ * needs fused_segments_fit (on the host row offsets: the long rows of each block fit its
+ * list) as well as fits. */
+int sps_cuda_gmres_cluster_built(void);
+int sps_cuda_gmres_cluster_fits(int64_t n, int m);
+int sps_cuda_gmres_fused_segments_fit(int64_t n, const int64_t *rowptr);
+cudaError_t sps_cuda_gmres_arnoldi_cluster(cudaStream_t s, int64_t n, int m, double *V,
+                                           int64_t ldv, double *w, double *vcur,
+                                           sps_gmres_state *S);
+cudaError_t sps_cuda_gmres_cycle_cluster(cudaStream_t s, int64_t n, int m, const int32_t *rowptr,
+                                         const int32_t *colind, const double *values, double *V,
+                                         int64_t ldv, double *w, sps_gmres_state *S, int count);
+
+/* Launchers of core/cuda/bicgstab_steps.cu (fused BiCGSTAB steps, scalars on the device). */
+cudaError_t sps_cuda_bicgstab_step_a(cudaStream_t st, unsigned max_blocks, int64_t n,
+                                     const double *r0hat, const double *v, const double *r,
+                                     double *s, sps_bicgstab_state *S, double *partials,
+                                     unsigned *ticket);
+cudaError_t sps_cuda_bicgstab_step_b(cudaStream_t st, unsigned max_blocks, int64_t n,
+                                     const double *t, const double *s, const double *phat,
+                                     const double *shat, const double *r0hat, double *x,
+                                     double *r, sps_bicgstab_state *S, double *partials,
+                                     unsigned *ticket);
+cudaError_t sps_cuda_bicgstab_direction(cudaStream_t st, unsigned max_blocks, int64_t n,
+                                        const double *r, const double *v, double *p,
+                                        const sps_bicgstab_state *S);
+
+/* core/cuda/device_query.cu: count devices, name device 0, and run a probe kernel on it. */
+int sps_cuda_device_query_impl(int *count, char *name, size_t len);
+
+#endif /* SPS_CORE_CUDA_STATE_H */

@@ -1,0 +1,275 @@
+/* internal.h: the library's private structures (context, matrix, vector), the backend ops table and the error macros. */
+#ifndef SPS_CORE_INTERNAL_H
+#define SPS_CORE_INTERNAL_H
+
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "spsolve.h"
+#include "krylov_state.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SPS_ERRMSG_LEN 1024
+
+/*
+ * Errors.
+ *   SPS_CHECK(expr)            propagate a failing status (PetscCall).
+ *   SPS_FAIL(ctx, code, ...)   record a printf-style message on ctx and return code.
+ *   SPS_TRY(expr)              in a function with one exit: set `st` and jump to `cleanup`.
+ *   SPS_TRY_FAIL(ctx, code, ...) likewise, recording a message first.
+ * A message already recorded by a callee is kept: sps_error_set() only overwrites the
+ * message when it records a new failure.
+ */
+#define SPS_CHECK(expr)                                                                    \
+  do {                                                                                     \
+    sps_status sps_check_st_ = (expr);                                                     \
+    if (sps_check_st_ != SPS_SUCCESS) return sps_check_st_;                                \
+  } while (0)
+
+#define SPS_FAIL(ctx, code, ...) return sps_error_set((ctx), (code), __VA_ARGS__)
+
+#define SPS_TRY(expr)                                                                      \
+  do {                                                                                     \
+    st = (expr);                                                                           \
+    if (st != SPS_SUCCESS) goto cleanup;                                                   \
+  } while (0)
+
+#define SPS_TRY_FAIL(ctx, code, ...)                                                       \
+  do {                                                                                     \
+    st = sps_error_set((ctx), (code), __VA_ARGS__);                                        \
+    goto cleanup;                                                                          \
+  } while (0)
+
+/** Record a message on ctx (ctx may be NULL: then the thread's creation message) and return code. */
+sps_status sps_error_set(sps_context *ctx, sps_status code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+sps_status sps_error_vset(sps_context *ctx, sps_status code, const char *fmt, va_list ap);
+
+/* Host memory: checked size arithmetic, message naming what was being allocated. */
+sps_status sps_host_alloc(sps_context *ctx, void **p, size_t count, size_t size, const char *what);
+sps_status sps_host_calloc(sps_context *ctx, void **p, size_t count, size_t size, const char *what);
+void sps_host_free(void *p);
+
+/* Wall clock in seconds (monotonic). */
+double sps_wtime(void);
+
+/*
+ * The backend ops table. Every array argument lives in the context's memory space
+ * (host for the CPU, device for CUDA). Scalars passed in and results returned are host
+ * values. The Krylov methods in solvers/ and the preconditioners in precond/ are written
+ * against this table only. A backend may leave an optional entry NULL.
+ */
+/* gemv_n adds V h to y in chunks of this many columns (the CUDA backend's scratch size). */
+#define SPS_GEMV_CHUNK 4096
+
+typedef struct sps_backend {
+  const char *name;
+  /* Memory in the context's space. */
+  sps_status (*malloc)(sps_context *ctx, void **p, size_t bytes, const char *what);
+  void (*free)(sps_context *ctx, void *p);
+  sps_status (*upload)(sps_context *ctx, void *dst, const void *host_src, size_t bytes);
+  sps_status (*download)(sps_context *ctx, void *host_dst, const void *src, size_t bytes);
+  sps_status (*copy_bytes)(sps_context *ctx, void *dst, const void *src, size_t bytes);
+  sps_status (*synchronize)(sps_context *ctx);
+  /* Vector operations on n doubles. */
+  sps_status (*fill)(sps_context *ctx, int64_t n, double a, double *y);          /* y <- a */
+  sps_status (*copy)(sps_context *ctx, int64_t n, const double *x, double *y);   /* y <- x */
+  sps_status (*scal)(sps_context *ctx, int64_t n, double a, double *y);          /* y <- a*y */
+  sps_status (*axpy)(sps_context *ctx, int64_t n, double a, const double *x, double *y); /* y <- a*x + y */
+  sps_status (*axpby)(sps_context *ctx, int64_t n, double a, const double *x, double b,
+                      double *y);                                                 /* y <- a*x + b*y */
+  sps_status (*pointwise_mult)(sps_context *ctx, int64_t n, const double *w, const double *x,
+                               double *y);                                        /* y <- w .* x */
+  sps_status (*dot)(sps_context *ctx, int64_t n, const double *x, const double *y,
+                    double *result);                                              /* x . y */
+  sps_status (*nrm2)(sps_context *ctx, int64_t n, const double *x, double *result); /* ||x||_2 */
+  /* Dense column blocks V (n x k, leading dimension ldv), for GMRES Gram-Schmidt. Both
+   * backends sum a row of V h in column order, SPS_GEMV_CHUNK columns at a time. */
+  sps_status (*gemv_t)(sps_context *ctx, int64_t n, int k, const double *V, int64_t ldv,
+                       const double *x, double *h);                /* h[0:k] <- V^T x (h on host) */
+  sps_status (*gemv_n)(sps_context *ctx, int64_t n, int k, double alpha, const double *V,
+                       int64_t ldv, const double *h, double *y);   /* y <- y + alpha*V h (h on host) */
+  /*
+   * Device-driven CG steps (core/krylov_state.h): the scalars stay in S, in the context's
+   * memory, and each step returns at once when S->status is not RUNNING, so a batch of
+   * iterations can be issued without reading anything back. Optional.
+   *   cg_alpha      S->pq <- p.q, S->alpha <- S->rz / S->pq, with the indefiniteness test
+   *   cg_update     x += alpha p, r -= alpha q, z <- dinv .* r (z = r when dinv is NULL),
+   *                 S->rz, S->rr, S->beta, S->it, the history and the stopping test
+   *   cg_direction  p <- z + S->beta p
+   *   cg_rz         with S->deferred (a preconditioner that is not diagonal, applied by the
+   *                 solver between cg_update and cg_rz): S->rz <- r.z, beta, the
+   *                 indefiniteness test; cg_update then computes only x, r, rr and the
+   *                 stopping test. Optional (CG then accepts diagonal preconditioners only)
+   */
+  sps_status (*cg_alpha)(sps_context *ctx, int64_t n, const double *p, const double *q,
+                         sps_cg_state *S);
+  sps_status (*cg_update)(sps_context *ctx, int64_t n, const double *p, const double *q,
+                          const double *dinv, double *x, double *r, double *z, sps_cg_state *S);
+  sps_status (*cg_direction)(sps_context *ctx, int64_t n, const double *z, double *p,
+                             const sps_cg_state *S);
+  sps_status (*cg_rz)(sps_context *ctx, int64_t n, const double *r, const double *z,
+                      sps_cg_state *S);
+  /*
+   * Device-driven GMRES(m) steps (core/krylov_state.h, struct sps_gmres_state): H, R, the
+   * rotations, g, y and the partials stay in the context's memory; one inner iteration is the
+   * solver's w <- A M^-1 vcur followed by gmres_arnoldi, which reads j from S, so the same
+   * issued (or captured) work serves every j. Optional; all or none of the four.
+   *   gmres_workspace  *ndoubles <- the length of S->work for vectors of n and restart m;
+   *                    SPS_ERR_UNSUPPORTED when m exceeds the backend's limit
+   *   gmres_start      beta <- ||r||; v_0 = r/beta into V(:,0) and vcur; g <- beta e_1; j <- 0;
+   *                    history[it] <- beta; status RUNNING, or CONVERGED (beta <= tol),
+   *                    NAN (beta not finite), MAX_ITERATIONS (it >= maxit)
+   *   gmres_arnoldi    CGS2: h = V_j^T w, w -= V_j h, h2 = V_j^T w, w -= V_j h2 (j+1 columns);
+   *                    H(0:j,j) <- h + h2, H(j+1,j) <- ||w||, v_{j+1} = w/||w|| into V(:,j+1)
+   *                    and vcur; R(:,j) <- H(:,j) with the previous rotations and a new one
+   *                    applied; g rotated; resid, history[it+1]; it++, j++; the status
+   *                    (NAN, HAPPY_BREAKDOWN, CONVERGED, MAX_ITERATIONS, CYCLE_END, in this
+   *                    order; BREAKDOWN, with j and it unchanged, when r_jj = 0). w is
+   *                    overwritten. m must be S->m (the CUDA launch sizes shared memory by it)
+   *   gmres_update     k = S->j: y <- R(0:k,0:k)^-1 g(0:k) (back substitution), u <- V_k y;
+   *                    does nothing when the status is NAN. The solver then adds M^-1 u to x
+   * Unlike the other steps, start and update run whatever the status (the host calls them).
+   *   gmres_store_z    flexible GMRES: Z(:, S->j) <- z (Z is n x m, leading dimension ldz),
+   *                    issued between the solver's z <- M^-1 vcur and its SpMV, so the same
+   *                    issued (or captured) work serves every j; returns at once when the
+   *                    status is not RUNNING. gmres_update with Z in place of V then forms
+   *                    u = Z_k y. Optional (without it flexible GMRES runs host-driven)
+   *   gmres_fused_fits 1 when gmres_fused can run A with restart m (optional; may look at
+   *                    every row, so asked once, at setup: gmres_fused requires it)
+   *   gmres_fused      up to count inner iterations without a preconditioner, each
+   *                    w <- A v_j computed inside from A's CSR arrays, rounded as csr-scalar
+   *                    rounds it (compensated row sums), then gmres_arnoldi's step; stops
+   *                    early when the status leaves RUNNING. Issued instead of count rounds of
+   *                    SpMV and gmres_arnoldi (the same bits: the solver uses it only with an
+   *                    SpMV variant that rounds like csr-scalar). w: n doubles of scratch;
+   *                    vcur is not written. Optional
+   */
+  sps_status (*gmres_workspace)(sps_context *ctx, int64_t n, int m, size_t *ndoubles);
+  sps_status (*gmres_start)(sps_context *ctx, int64_t n, const double *r, double *V, double *vcur,
+                            sps_gmres_state *S);
+  sps_status (*gmres_arnoldi)(sps_context *ctx, int64_t n, int m, double *V, int64_t ldv,
+                              double *w, double *vcur, sps_gmres_state *S);
+  sps_status (*gmres_update)(sps_context *ctx, int64_t n, int m, const double *V, int64_t ldv,
+                             sps_gmres_state *S, double *u);
+  sps_status (*gmres_store_z)(sps_context *ctx, int64_t n, const double *z, double *Z, int64_t ldz,
+                              const sps_gmres_state *S);
+  int (*gmres_fused_fits)(sps_context *ctx, const sps_matrix *A, int m);
+  sps_status (*gmres_fused)(sps_context *ctx, const sps_matrix *A, int m, double *V, int64_t ldv,
+                            double *w, sps_gmres_state *S, int count);
+  /*
+   * Device-driven BiCGSTAB steps (struct sps_bicgstab_state), right preconditioned: with
+   * phat = M^-1 p, v = A phat, shat = M^-1 s, t = A shat issued by the solver in between,
+   *   bicgstab_step_a     sigma <- r0hat.v, alpha <- rho/sigma (sigma = 0: BREAKDOWN);
+   *                       s <- r - alpha v, ss <- s.s; ss <= tol2 sets S->half
+   *   bicgstab_step_b     omega <- t.s / t.t (0 when t = 0); x += alpha phat + omega shat,
+   *                       r <- s - omega t, rho_new <- r0hat.r, rr <- r.r, it++, history;
+   *                       NAN, CONVERGED, BREAKDOWN (omega = 0 or rho_new = 0) or
+   *                       beta <- (rho_new/rho)(alpha/omega) and MAX_ITERATIONS at maxit.
+   *                       With S->half set: x += alpha phat, r <- s, CONVERGED
+   *   bicgstab_direction  p <- r + beta (p - omega v)
+   * Each returns at once when the status is not RUNNING. Optional; all or none.
+   */
+  sps_status (*bicgstab_step_a)(sps_context *ctx, int64_t n, const double *r0hat, const double *v,
+                                const double *r, double *s, sps_bicgstab_state *S);
+  sps_status (*bicgstab_step_b)(sps_context *ctx, int64_t n, const double *t, const double *s,
+                                const double *phat, const double *shat, const double *r0hat,
+                                double *x, double *r, sps_bicgstab_state *S);
+  sps_status (*bicgstab_direction)(sps_context *ctx, int64_t n, const double *r, const double *v,
+                                   double *p, const sps_bicgstab_state *S);
+  /*
+   * Graphs: record the backend work issued between graph_begin and graph_end (no host
+   * synchronisation in between) and replay it with graph_launch. Optional.
+   */
+  sps_status (*graph_begin)(sps_context *ctx);
+  sps_status (*graph_end)(sps_context *ctx, void **graph);
+  sps_status (*graph_launch)(sps_context *ctx, void *graph);
+  void (*graph_destroy)(sps_context *ctx, void *graph);
+} sps_backend;
+
+extern const sps_backend sps_backend_cpu;
+#ifdef SPS_HAVE_CUDA
+extern const sps_backend sps_backend_cuda;
+#endif
+
+struct sps_context {
+  sps_device_kind kind; /* CPU or CUDA, never AUTO */
+  int device;           /* CUDA device index */
+  const sps_backend *be;
+  void *cuda;           /* struct sps_cuda_state (core/cuda_state.h) on CUDA contexts */
+  char errmsg[SPS_ERRMSG_LEN];
+};
+
+/*
+ * A CSR matrix. The host arrays always exist (sorted columns, duplicates summed); on a
+ * CUDA context d_rowptr, d_colind, d_values are device copies made at creation.
+ */
+struct sps_matrix {
+  sps_context *ctx;
+  int64_t nrows, ncols, nnz;
+  int64_t *rowptr;   /* nrows + 1 */
+  int32_t *colind;   /* nnz */
+  double *values;    /* nnz */
+  int64_t *d_rowptr; /* device copies (NULL on the CPU) */
+  int32_t *d_rowptr32; /* device row offsets as int32 when nnz <= INT32_MAX (else NULL):
+                          4 bytes a row less for the kernels that read them */
+  int32_t *d_colind;
+  double *d_values;
+  sps_symmetry symmetry;
+};
+
+/* A dense vector in the context's memory space. */
+struct sps_vector {
+  sps_context *ctx;
+  int64_t n;
+  double *data;
+};
+
+/*
+ * Build a matrix that takes ownership of host CSR arrays allocated with sps_host_alloc
+ * (already sorted, duplicates summed, indices checked). On failure the arrays are freed.
+ * Uploads to the device on a CUDA context.
+ */
+sps_status sps_matrix_adopt_csr(sps_context *ctx, sps_matrix **A, int64_t nrows, int64_t ncols,
+                                int64_t *rowptr, int32_t *colind, double *values,
+                                sps_symmetry symmetry);
+
+/* 1 when A equals its transpose exactly (a missing partner counts as zero); records nothing. */
+int sps_matrix_is_symmetric(const sps_matrix *A);
+
+/* The arrays an SpMV or preconditioner should read on the context's device. */
+static inline const int64_t *sps_matrix_dev_rowptr(const sps_matrix *A)
+{
+  return A->d_rowptr ? A->d_rowptr : A->rowptr;
+}
+static inline const int32_t *sps_matrix_dev_colind(const sps_matrix *A)
+{
+  return A->d_colind ? A->d_colind : A->colind;
+}
+static inline const double *sps_matrix_dev_values(const sps_matrix *A)
+{
+  return A->d_values ? A->d_values : A->values;
+}
+
+/* Check an argument pointer, naming it. */
+#define SPS_CHECK_ARG(ctx, cond, name)                                                     \
+  do {                                                                                     \
+    if (!(cond)) SPS_FAIL((ctx), SPS_ERR_ARGUMENT, "%s: invalid argument '%s'", __func__, name); \
+  } while (0)
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SPS_CORE_INTERNAL_H */

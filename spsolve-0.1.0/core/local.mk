@@ -1,0 +1,32 @@
+# core/local.mk: context, errors, memory, vectors, matrices and Matrix Market I/O.
+libspsolve_la_SOURCES += \
+	%reldir%/internal.h \
+	%reldir%/krylov_state.h \
+	%reldir%/compensated_sum.h \
+	%reldir%/error.c \
+	%reldir%/memory.c \
+	%reldir%/context.c \
+	%reldir%/backend_cpu.c \
+	%reldir%/vector.c \
+	%reldir%/csr_assemble.h \
+	%reldir%/csr_assemble.c \
+	%reldir%/matrix.c \
+	%reldir%/mm_scan.h \
+	%reldir%/mm_scan.c \
+	%reldir%/mm_source.c \
+	%reldir%/mm_read.c \
+	%reldir%/mm_write.c
+
+if SPS_CUDA
+libspsolve_la_SOURCES += \
+	%reldir%/cuda_state.h \
+	%reldir%/backend_cuda.c \
+	%reldir%/cuda/device_query.cu \
+	%reldir%/cuda/vector_kernels.cu \
+	%reldir%/cuda/blas_kernels.cu \
+	%reldir%/cuda/cg_steps.cu \
+	%reldir%/cuda/gmres_steps.cu \
+	%reldir%/cuda/gmres_cluster.cu \
+	%reldir%/cuda/bicgstab_steps.cu
+endif
+EXTRA_DIST += %reldir%/cuda_state.h %reldir%/cuda/reduce.cuh

@@ -1,0 +1,523 @@
+/* spsolve.h: the public C API of libspsolve, Krylov solvers for sparse Ax = b on GPUs and CPUs. */
+#ifndef SPSOLVE_H
+#define SPSOLVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * @file spsolve.h
+ *
+ * Every object is created from an ::sps_context, which owns the device (CPU or a CUDA GPU),
+ * its stream and library handles, and the message of the last error. Objects follow one
+ * lifecycle: create, set, setup (all analysis and allocation), solve or apply (no
+ * allocation), get, destroy. Every function returns an ::sps_status; when it is not
+ * ::SPS_SUCCESS, sps_context_last_error() says what went wrong, naming the argument, or
+ * the file and line of bad input. The library never prints, exits or aborts.
+ *
+ * Sizes: row offsets are 64-bit (int64_t), column indices 32-bit (int32_t), values double.
+ * A matrix whose row or column count exceeds INT32_MAX is refused with ::SPS_ERR_SIZE.
+ */
+
+#define SPS_VERSION_MAJOR 0
+#define SPS_VERSION_MINOR 1
+#define SPS_VERSION_PATCH 0
+
+/**
+ * The status codes: X(name, value, description). Zero is success, negative values are
+ * errors. The enum and the string table of sps_status_string() are made from this list.
+ */
+#define SPS_STATUS_LIST(X)                                                              \
+  X(SPS_SUCCESS, 0, "success")                                                          \
+  X(SPS_ERR_ARGUMENT, -1, "invalid argument")                                           \
+  X(SPS_ERR_SIZE, -2, "sizes do not match or exceed the index types")                   \
+  X(SPS_ERR_HOST_MEMORY, -3, "host memory allocation failed")                           \
+  X(SPS_ERR_DEVICE_MEMORY, -4, "device memory allocation failed")                       \
+  X(SPS_ERR_CUDA, -5, "CUDA runtime error")                                             \
+  X(SPS_ERR_CUSPARSE, -6, "cuSPARSE error")                                   \
+  X(SPS_ERR_UNSUPPORTED, -7, "not supported by this build, device or matrix")           \
+  X(SPS_ERR_IO, -8, "input/output error or malformed input")                            \
+  X(SPS_ERR_NO_DEVICE, -9, "no usable CUDA device")                                     \
+  X(SPS_ERR_STATE, -10, "call out of order (e.g. solve before setup)")
+
+/** Status returned by every function. */
+typedef enum sps_status {
+#define SPS_X_ENUM(name, value, text) name = value,
+  SPS_STATUS_LIST(SPS_X_ENUM)
+#undef SPS_X_ENUM
+} sps_status;
+
+/**
+ * Why a solve stopped: X(name, value, description). Positive values mean converged,
+ * negative values mean the iteration stopped without converging, zero means not solved yet.
+ * A solve that does not converge is not an error: the solve returns ::SPS_SUCCESS.
+ */
+#define SPS_REASON_LIST(X)                                                              \
+  X(SPS_REASON_NONE, 0, "not solved yet")                                               \
+  X(SPS_CONVERGED_RTOL, 1, "converged: ||b - Ax|| <= rtol*||b||")                       \
+  X(SPS_CONVERGED_ATOL, 2, "converged: ||b - Ax|| <= atol")                             \
+  X(SPS_CONVERGED_ZERO_RHS, 3, "converged: b = 0, so x = 0")                            \
+  X(SPS_DIVERGED_MAX_ITERATIONS, -1, "maximum iterations reached")                      \
+  X(SPS_DIVERGED_BREAKDOWN, -2, "breakdown of the method")                              \
+  X(SPS_DIVERGED_INDEFINITE_MATRIX, -3, "matrix is not positive definite")              \
+  X(SPS_DIVERGED_INDEFINITE_PRECOND, -4, "preconditioner is not positive definite")     \
+  X(SPS_DIVERGED_NAN, -5, "residual is NaN or Inf")
+
+/** Convergence reason of the last solve. */
+typedef enum sps_reason {
+#define SPS_X_ENUM(name, value, text) name = value,
+  SPS_REASON_LIST(SPS_X_ENUM)
+#undef SPS_X_ENUM
+} sps_reason;
+
+/** Where a context computes. */
+typedef enum sps_device_kind {
+  SPS_DEVICE_AUTO = 0, /**< a CUDA GPU when one is usable, else the CPU */
+  SPS_DEVICE_CPU = 1,  /**< the CPU, with OpenMP when built with it */
+  SPS_DEVICE_CUDA = 2  /**< a CUDA GPU, chosen by index */
+} sps_device_kind;
+
+/**
+ * SpMV variants: X(enum, cli-name, description). The CLI name (`--spmv=csr-vector`), the
+ * enum (SPS_SPMV_CSR_VECTOR) and the files (spmv/cuda/csr_vector.cu, spmv/ref/csr_vector.c)
+ * share one name.
+ */
+#define SPS_SPMV_LIST(X)                                                                \
+  X(SPS_SPMV_AUTO, "auto", "chosen at setup from statistics of the matrix")             \
+  X(SPS_SPMV_CSR_SCALAR, "csr-scalar", "CSR, one thread per row")                       \
+  X(SPS_SPMV_CSR_VECTOR, "csr-vector", "CSR, 2 to 32 threads per row")                  \
+  X(SPS_SPMV_ELL, "ell", "padded column-major ELLPACK")                                 \
+  X(SPS_SPMV_COO, "coo", "coordinate format with atomic updates")                       \
+  X(SPS_SPMV_HYB, "hyb", "ELL for the typical row plus COO for the excess")             \
+  X(SPS_SPMV_MERGE, "merge", "merge-path load-balanced CSR")                            \
+  X(SPS_SPMV_BLOCKWISE, "blockwise", "long-row and short-row blocks, each with its own threads") \
+  X(SPS_SPMV_CUSPARSE, "cusparse", "cuSPARSE CSR ALG1 (GPU only), the reference")
+
+/** SpMV variant. */
+typedef enum sps_spmv_kind {
+#define SPS_X_ENUM(name, cli, text) name,
+  SPS_SPMV_LIST(SPS_X_ENUM)
+#undef SPS_X_ENUM
+  SPS_SPMV_KIND_COUNT
+} sps_spmv_kind;
+
+/** Krylov methods. SPS_SOLVER_TYPE_COUNT counts the methods; AUTO is not one of them. */
+typedef enum sps_solver_type {
+  SPS_SOLVER_AUTO = -1,    /**< chosen at setup from the matrix (see sps_solver_create()) */
+  SPS_SOLVER_CG = 0,       /**< conjugate gradients, preconditioned; A SPD */
+  SPS_SOLVER_GMRES = 1,    /**< restarted GMRES(m), right preconditioned */
+  SPS_SOLVER_BICGSTAB = 2, /**< BiCGSTAB, right preconditioned */
+  SPS_SOLVER_TYPE_COUNT
+} sps_solver_type;
+
+/**
+ * Preconditioners. SPS_PRECOND_TYPE_COUNT counts the preconditioners; AUTO is not one of
+ * them but a rule that picks one at setup (and may move to another during the solve).
+ * The names (sps_precond_type_name()) are the CLI's: "none", "jacobi", "ilu0", "ic0",
+ * "ilut", "bjacobi", "cheby", "auto".
+ */
+typedef enum sps_precond_type {
+  SPS_PRECOND_AUTO = -1,   /**< chosen from the matrix, with a fallback chain (the default) */
+  SPS_PRECOND_NONE = 0,    /**< identity */
+  SPS_PRECOND_JACOBI = 1,  /**< inverse of the diagonal */
+  SPS_PRECOND_ILU0 = 2,    /**< incomplete LU with the pattern of A */
+  SPS_PRECOND_IC0 = 3,     /**< incomplete Cholesky with the pattern of A (symmetric A) */
+  SPS_PRECOND_ILUT = 4,    /**< dual-threshold incomplete LU with column pivoting (ILUTP) */
+  SPS_PRECOND_BJACOBI = 5, /**< block Jacobi: inverted dense diagonal blocks */
+  SPS_PRECOND_CHEBY = 6,   /**< Chebyshev polynomial in D^-1 A (SPD A) */
+  SPS_PRECOND_TYPE_COUNT
+} sps_precond_type;
+
+/**
+ * What a preconditioner found and did at setup (sps_solver_get_precond_info()). Fields that
+ * do not apply to the preconditioner are 0.
+ */
+typedef struct sps_precond_info {
+  sps_precond_type type;   /**< the preconditioner in use (never AUTO) */
+  int matched;             /**< 1: rows were permuted to put large entries on the diagonal */
+  int scaled;              /**< 1: rows and columns were scaled (equilibrated) */
+  int negated;             /**< 1: the system was solved as (-A) x = -b */
+  int64_t permuted_rows;   /**< rows the matching moved off their own position */
+  int64_t unmatched_rows;  /**< rows no nonzero could be matched to (structurally singular A) */
+  int64_t replaced_pivots; /**< small or zero pivots replaced by the pivot rule */
+  int64_t pivot_swaps;     /**< column interchanges of ILUTP */
+  double shift;            /**< the diagonal shift alpha of IC(0) (A + alpha diag(A)) */
+  int shift_tries;         /**< factorisations tried before the shift that held */
+  int64_t nnz_factors;     /**< entries of L and U (or of the blocks) */
+  int levels_lower;        /**< level sets of the lower triangular solve */
+  int levels_upper;        /**< level sets of the upper triangular solve */
+  int colors;              /**< colors of the multicolor ordering (0: natural order) */
+  double growth;           /**< ||M^-1 v||_2 / ||v||_2 for a fixed random v: the size of M^-1 */
+  int block_size;          /**< bjacobi: rows per diagonal block */
+  int degree;              /**< cheby: the degree of the polynomial */
+  double eig_min, eig_max; /**< cheby: the interval of D^-1 A the polynomial is built on */
+} sps_precond_info;
+
+/** One try of the automatic choice (sps_solver_get_attempts()). */
+typedef struct sps_solver_attempt {
+  sps_solver_type method;   /**< the Krylov method tried */
+  sps_precond_type precond; /**< the preconditioner tried */
+  int iterations;           /**< iterations spent with it (0 when it failed at setup) */
+  double residual_rel;      /**< true relative residual when it stopped (0 if not solved) */
+  int accepted;             /**< 1 for the try in use at the end */
+  char note[240];           /**< what happened: the setup failure or why the choice moved on */
+} sps_solver_attempt;
+
+/** Orthogonalisation in GMRES. */
+typedef enum sps_orthog {
+  SPS_ORTHOG_MGS = 0,  /**< modified Gram-Schmidt */
+  SPS_ORTHOG_CGS2 = 1  /**< classical Gram-Schmidt with one reorthogonalisation */
+} sps_orthog;
+
+/** Symmetry of a matrix as declared by its source (a Matrix Market header) or checked. */
+typedef enum sps_symmetry {
+  SPS_SYMMETRY_UNKNOWN = 0,
+  SPS_SYMMETRY_GENERAL = 1,
+  SPS_SYMMETRY_SYMMETRIC = 2,
+  SPS_SYMMETRY_SKEW = 3
+} sps_symmetry;
+
+/** Flags for sps_matrix_read_mm() and sps_vector_read_mm(). */
+enum {
+  SPS_MM_ALLOW_NONFINITE = 1u << 0 /**< accept NaN and Inf values instead of refusing them */
+};
+
+typedef struct sps_context sps_context;     /**< device, stream, handles, last error */
+typedef struct sps_matrix sps_matrix;       /**< a sparse matrix in CSR, on the context's device */
+typedef struct sps_vector sps_vector;       /**< a dense vector on the context's device */
+typedef struct sps_spmv_plan sps_spmv_plan; /**< y = alpha*A*x + beta*y with one variant */
+typedef struct sps_solver sps_solver;       /**< a Krylov solver with its preconditioner */
+
+/**
+ * Called by a solver with the residual norm ||b - Ax|| (the recurrence estimate) at
+ * iteration @p iteration, every `every` iterations (sps_solver_set_monitor): the solver ends
+ * its batch of device-driven iterations there, so an unset monitor costs nothing. Must not
+ * call back into the solver.
+ */
+typedef void (*sps_monitor_fn)(void *user, int iteration, double residual_norm);
+
+/** @name Status and version */
+/**@{*/
+/** The fixed description of a status code; never NULL. */
+const char *sps_status_string(sps_status status);
+/** The name of a status code ("SPS_ERR_IO"); never NULL. */
+const char *sps_status_name(sps_status status);
+/** The fixed description of a reason; never NULL. */
+const char *sps_reason_string(sps_reason reason);
+/** The name of a reason ("SPS_CONVERGED_RTOL"); never NULL. */
+const char *sps_reason_name(sps_reason reason);
+/** The library version, "MAJOR.MINOR.PATCH". */
+const char *sps_version(void);
+/** Nonzero when the library was built with CUDA support. */
+int sps_have_cuda(void);
+/**
+ * Count the usable CUDA devices and name device 0.
+ * @param[out] count number of devices (0 without CUDA or without a GPU)
+ * @param[out] name  buffer for the name of device 0 (may be NULL)
+ * @param[in]  len   size of @p name
+ * @return ::SPS_SUCCESS always when @p count is not NULL, ::SPS_ERR_ARGUMENT otherwise.
+ */
+sps_status sps_cuda_device_query(int *count, char *name, size_t len);
+/**@}*/
+
+/** @name Context */
+/**@{*/
+/**
+ * Create a context on a device.
+ * @param[out] ctx   the new context; set to NULL on failure
+ * @param[in]  kind  ::SPS_DEVICE_AUTO, ::SPS_DEVICE_CPU or ::SPS_DEVICE_CUDA
+ * @param[in]  index CUDA device index (ignored for the CPU; for AUTO, the GPU tried)
+ * @return ::SPS_SUCCESS; ::SPS_ERR_ARGUMENT; ::SPS_ERR_HOST_MEMORY; ::SPS_ERR_NO_DEVICE when
+ *         CUDA is asked for and no such device exists (or the build has no CUDA:
+ *         ::SPS_ERR_UNSUPPORTED); ::SPS_ERR_CUDA, ::SPS_ERR_CUSPARSE on handle creation.
+ *         Errors at creation have no context to hold their message: use
+ *         sps_context_create_error() to read it.
+ */
+sps_status sps_context_create(sps_context **ctx, sps_device_kind kind, int index);
+/** The message of the last failed sps_context_create() in this thread. */
+const char *sps_context_create_error(void);
+/** Destroy a context (NULL allowed) and set the pointer to NULL. Objects made from it must be destroyed first. */
+sps_status sps_context_destroy(sps_context **ctx);
+/** The message of the last error recorded on @p ctx ("" when none); owned by the context. */
+const char *sps_context_last_error(const sps_context *ctx);
+/** The device kind the context runs on (never AUTO) and, for CUDA, its index. */
+sps_status sps_context_get_device(const sps_context *ctx, sps_device_kind *kind, int *index);
+/** A readable device name ("CPU (8 OpenMP threads)", "NVIDIA H100 80GB HBM3"), copied into @p buf. */
+sps_status sps_context_get_device_name(const sps_context *ctx, char *buf, size_t len);
+/** Block until the context's device work is done. */
+sps_status sps_context_synchronize(sps_context *ctx);
+/**@}*/
+
+/** @name Matrix */
+/**@{*/
+/**
+ * Create a matrix from CSR arrays, which are copied (and uploaded on a CUDA context).
+ * Column indices within a row may be unsorted; they are sorted and duplicates summed.
+ * @param[in]  ctx     context
+ * @param[out] A       the new matrix; NULL on failure
+ * @param[in]  nrows   rows, 0 <= nrows <= INT32_MAX
+ * @param[in]  ncols   columns, 0 <= ncols <= INT32_MAX
+ * @param[in]  rowptr  nrows+1 offsets, rowptr[0] = 0, nondecreasing
+ * @param[in]  colind  rowptr[nrows] column indices in [0, ncols)
+ * @param[in]  values  rowptr[nrows] values
+ * @return ::SPS_SUCCESS, ::SPS_ERR_ARGUMENT (bad pointer or offsets, index out of range:
+ *         the message names the row), ::SPS_ERR_SIZE, ::SPS_ERR_HOST_MEMORY,
+ *         ::SPS_ERR_DEVICE_MEMORY, ::SPS_ERR_CUDA.
+ */
+sps_status sps_matrix_create_csr(sps_context *ctx, sps_matrix **A, int64_t nrows, int64_t ncols,
+                                 const int64_t *rowptr, const int32_t *colind,
+                                 const double *values);
+/**
+ * Read a Matrix Market file (`.mtx`, or `.mtx.gz` when built with zlib): coordinate real,
+ * integer or pattern; general, symmetric or skew-symmetric (expanded to full storage).
+ * Duplicates are summed, explicit zeros kept, rows sorted by column.
+ * @param[in] flags 0 or ::SPS_MM_ALLOW_NONFINITE
+ * @return ::SPS_SUCCESS; ::SPS_ERR_IO naming the file and line of the bad input (missing
+ *         file, bad header, truncation, bad number, index out of range, NaN/Inf);
+ *         ::SPS_ERR_UNSUPPORTED for complex, hermitian or array matrices; ::SPS_ERR_SIZE;
+ *         memory statuses.
+ */
+sps_status sps_matrix_read_mm(sps_context *ctx, sps_matrix **A, const char *path, unsigned flags);
+/** Rows, columns and stored entries (any pointer may be NULL). */
+sps_status sps_matrix_get_size(const sps_matrix *A, int64_t *nrows, int64_t *ncols, int64_t *nnz);
+/** The symmetry declared by the source, or found by sps_matrix_check_symmetry(). */
+sps_status sps_matrix_get_symmetry(const sps_matrix *A, sps_symmetry *sym);
+/**
+ * Check numerically whether A equals its transpose (exactly), and record the answer.
+ * @param[out] is_symmetric 1 or 0
+ */
+sps_status sps_matrix_check_symmetry(sps_matrix *A, int *is_symmetric);
+/**
+ * Borrow the host CSR arrays (valid until the matrix is destroyed or changed).
+ * Any pointer may be NULL.
+ */
+sps_status sps_matrix_get_csr(const sps_matrix *A, const int64_t **rowptr,
+                              const int32_t **colind, const double **values);
+/** A <- alpha*A (host and device copies). */
+sps_status sps_matrix_scale(sps_matrix *A, double alpha);
+/** Destroy a matrix (NULL allowed) and set the pointer to NULL. */
+sps_status sps_matrix_destroy(sps_matrix **A);
+/**@}*/
+
+/** @name Vector */
+/**@{*/
+/** Create a vector of length @p n, filled with zeros, on the context's device. */
+sps_status sps_vector_create(sps_context *ctx, sps_vector **v, int64_t n);
+/** Length of the vector. */
+sps_status sps_vector_get_size(const sps_vector *v, int64_t *n);
+/** Copy @p n host values into the vector (n must equal its length). */
+sps_status sps_vector_upload(sps_vector *v, const double *host, int64_t n);
+/** Copy the vector into @p n host values (n must equal its length). */
+sps_status sps_vector_download(const sps_vector *v, double *host, int64_t n);
+/** Set every entry to @p value. */
+sps_status sps_vector_fill(sps_vector *v, double value);
+/** Copy @p src into @p dst (same length, same context). */
+sps_status sps_vector_copy(const sps_vector *src, sps_vector *dst);
+/** Euclidean norm. */
+sps_status sps_vector_norm2(const sps_vector *v, double *norm);
+/**
+ * Read a dense vector from a Matrix Market file: `array` real/integer with one column, or
+ * `coordinate` n x 1. Same error reporting as sps_matrix_read_mm().
+ */
+sps_status sps_vector_read_mm(sps_context *ctx, sps_vector **v, const char *path, unsigned flags);
+/** Write the vector as a Matrix Market `array real general` file with 17 significant digits. */
+sps_status sps_vector_write_mm(const sps_vector *v, const char *path);
+/** Destroy a vector (NULL allowed) and set the pointer to NULL. */
+sps_status sps_vector_destroy(sps_vector **v);
+/**@}*/
+
+/** @name SpMV plans */
+/**@{*/
+/** The CLI name of a variant ("csr-vector"), or NULL for a value out of range. */
+const char *sps_spmv_kind_name(sps_spmv_kind kind);
+/** The one-line description of a variant, or NULL for a value out of range. */
+const char *sps_spmv_kind_description(sps_spmv_kind kind);
+/** Look up a variant by its CLI name. @return ::SPS_ERR_ARGUMENT for an unknown name. */
+sps_status sps_spmv_kind_from_name(const char *name, sps_spmv_kind *kind);
+/** Nonzero when the variant exists on this device kind in this build. */
+int sps_spmv_kind_available(sps_spmv_kind kind, sps_device_kind device);
+/**
+ * Create an SpMV plan for @p A (borrowed: it must outlive the plan).
+ * @param[in] kind a variant or ::SPS_SPMV_AUTO
+ */
+sps_status sps_spmv_plan_create(sps_context *ctx, sps_spmv_plan **plan, const sps_matrix *A,
+                                sps_spmv_kind kind);
+/** Threads per row for csr-vector (2, 4, 8, 16 or 32; 0 = chosen at setup). */
+sps_status sps_spmv_plan_set_threads_per_row(sps_spmv_plan *plan, int threads_per_row);
+/**
+ * Build the variant's format and buffers (all allocation happens here).
+ * @return ::SPS_ERR_UNSUPPORTED when the variant refuses the matrix (e.g. ELL padding over
+ *         its memory factor) or does not exist on the device; the message says why.
+ */
+sps_status sps_spmv_plan_setup(sps_spmv_plan *plan);
+/** y <- alpha*A*x + beta*y; allocates nothing. x has ncols entries, y nrows. */
+sps_status sps_spmv_apply(sps_spmv_plan *plan, double alpha, const sps_vector *x, double beta,
+                          sps_vector *y);
+/** The variant in use after setup (AUTO resolved) and its threads per row (0 if none). */
+sps_status sps_spmv_plan_get_kind(const sps_spmv_plan *plan, sps_spmv_kind *kind,
+                                  int *threads_per_row);
+/** Destroy a plan (NULL allowed) and set the pointer to NULL. */
+sps_status sps_spmv_plan_destroy(sps_spmv_plan **plan);
+/**@}*/
+
+/** @name Solvers */
+/**@{*/
+/** The name of a solver type ("cg", "gmres", "bicgstab", "auto"), or NULL. */
+const char *sps_solver_type_name(sps_solver_type type);
+/** Look up a solver type by name. @return ::SPS_ERR_ARGUMENT for an unknown name. */
+sps_status sps_solver_type_from_name(const char *name, sps_solver_type *type);
+/** The name of a preconditioner ("none", "jacobi", "ilu0", ..., "auto"), or NULL. */
+const char *sps_precond_type_name(sps_precond_type type);
+/** Look up a preconditioner by name. @return ::SPS_ERR_ARGUMENT for an unknown name. */
+sps_status sps_precond_type_from_name(const char *name, sps_precond_type *type);
+/**
+ * The preconditioner parameters, by index 0, 1, ... (for help texts): its name
+ * ("ilut.fill"), a one-line description and its default value. Any output may be NULL.
+ * @return ::SPS_ERR_ARGUMENT once @p index is past the last parameter.
+ */
+sps_status sps_precond_param_info(int index, const char **name, const char **description,
+                                  double *default_value);
+
+/**
+ * Create a solver. Defaults: rtol 1e-8, atol 0, max iterations 10000, restart 30,
+ * preconditioner ::SPS_PRECOND_AUTO, SpMV auto, GMRES orthogonalisation CGS2, GMRES not
+ * flexible, history off.
+ *
+ * With @p type ::SPS_SOLVER_AUTO, or a preconditioner left at ::SPS_PRECOND_AUTO, setup
+ * chooses from the matrix (doc/design.md, "The automatic choice"):
+ *  - a symmetric matrix with a positive diagonal: CG with IC(0) (a diagonal shift when the
+ *    factorisation breaks down); with a negative diagonal the system is solved as
+ *    (-A) x = -b the same way;
+ *  - otherwise GMRES(m) with ILU(0), after a row permutation and scaling that put large
+ *    entries on the diagonal when some diagonal entry is zero or small;
+ *  - a factorisation that fails or whose M^-1 is too large (::sps_precond_info.growth)
+ *    moves to the next preconditioner of the chain, and so does a solve that stagnates:
+ *    ILU(0) -> ILUT(10, 1e-4) -> ILUT(30, 1e-6) -> none with a longer restart;
+ *    IC(0) -> ILU(0) with GMRES -> the nonsymmetric chain.
+ * Each try is recorded (sps_solver_get_attempts()). A move during the solve sets up the next
+ * preconditioner there, so an automatic solve may allocate; name a preconditioner to avoid
+ * that.
+ */
+sps_status sps_solver_create(sps_context *ctx, sps_solver **solver, sps_solver_type type);
+/** Create a solver by name ("cg", "gmres", "bicgstab", "auto"). */
+sps_status sps_solver_create_by_name(sps_context *ctx, sps_solver **solver, const char *name);
+/** Stop when ||b - Ax|| <= max(rtol*||b||, atol). rtol, atol >= 0, not both 0. */
+sps_status sps_solver_set_tolerances(sps_solver *solver, double rtol, double atol);
+/** Maximum iterations (GMRES: inner iterations), >= 1. */
+sps_status sps_solver_set_max_iterations(sps_solver *solver, int maxit);
+/** GMRES restart length m >= 1 (ignored by other methods). */
+sps_status sps_solver_set_restart(sps_solver *solver, int restart);
+/** GMRES orthogonalisation (ignored by other methods). */
+sps_status sps_solver_set_orthogonalization(sps_solver *solver, sps_orthog orthog);
+/**
+ * Flexible GMRES (Saad 1993) when @p enable is nonzero (ignored by other methods; off by
+ * default): keep z_j = M^-1 v_j of every inner iteration in a second n x m basis Z and update
+ * x += Z_k y, so the method stays correct when the preconditioner changes between
+ * iterations, at the cost of n*m more doubles. Without a preconditioner it is plain GMRES.
+ * A change after setup rebuilds the work space.
+ * @return ::SPS_ERR_HOST_MEMORY or ::SPS_ERR_DEVICE_MEMORY when the rebuild fails (the
+ * solver then needs a new setup).
+ */
+sps_status sps_solver_set_flexible(sps_solver *solver, int enable);
+/**
+ * GMRES without a preconditioner on a GPU of compute capability 9.0 or later, for n <= 16384
+ * and restart <= 64 (ignored elsewhere; off by default): run each batch of inner iterations
+ * as one kernel in one thread-block cluster that also forms A v_j, with the same bits as the
+ * default path (SpMV variants that round like csr-scalar only). Measured on an H200 it was
+ * faster on some small matrices and slower on others (doc/performance.md), hence opt-in.
+ * A change after setup rebuilds the work space.
+ * @return as sps_solver_set_flexible.
+ */
+sps_status sps_solver_set_gmres_fused(sps_solver *solver, int enable);
+/** Preconditioner (::SPS_PRECOND_AUTO by default); takes effect at the next setup. */
+sps_status sps_solver_set_precond(sps_solver *solver, sps_precond_type precond);
+/**
+ * Set a preconditioner parameter by name; takes effect at the next setup. The names, their
+ * meaning, ranges and defaults (sps_precond_param_info() lists them):
+ *  - "ilut.fill"      p >= 0: ILUT keeps at most p times as many entries in each row of L
+ *                     (and of U) as that row of A has there (default 10)
+ *  - "ilut.drop"      tau >= 0: ILUT drops entries below tau times the 2-norm of the row
+ *                     of A (default 1e-4)
+ *  - "ilut.pivot"     0 <= t <= 1: ILUTP swaps columns when |a_ii| < t |a_ij| (default 0.1;
+ *                     0 turns pivoting off)
+ *  - "pivot.tol"      pivots |u_ii| below this times the largest |a_ij| of the row are
+ *                     replaced by it, with their sign (ilu0, ilut; default 1e-10)
+ *  - "ic0.shift"      the first diagonal shift alpha tried by IC(0) (default 0); on a
+ *                     breakdown alpha grows (1e-3, then doubling)
+ *  - "matching"       1 permute rows to a large diagonal, 0 never, -1 when a diagonal entry
+ *                     is zero or small (default -1)
+ *  - "scaling"        1 equilibrate rows and columns, 0 never, -1 with the matching
+ *                     (default -1)
+ *  - "ordering"       ilu0, ic0: 1 multicolor ordering (few level sets for the GPU's
+ *                     triangular solves, usually more iterations), 0 natural, -1 multicolor
+ *                     for matrices of at least 100000 rows whose forward substitution has more
+ *                     than n / 10000 level sets (default -1)
+ *  - "bjacobi.block"  rows per diagonal block, 0 to choose from the matrix (default 0)
+ *  - "cheby.degree"   degree of the Chebyshev polynomial, 1 to 64 (default 4)
+ *  - "cheby.lanczos"  Lanczos steps of the eigenvalue estimate (default 20)
+ * @return ::SPS_ERR_ARGUMENT for an unknown name or a value out of range (the message
+ *         names both).
+ */
+sps_status sps_solver_set_precond_param(sps_solver *solver, const char *name, double value);
+/** SpMV variant and threads per row (0 = choose); takes effect at the next setup. */
+sps_status sps_solver_set_spmv(sps_solver *solver, sps_spmv_kind kind, int threads_per_row);
+/** Keep the residual norm of every iteration (off by default). */
+sps_status sps_solver_set_history(sps_solver *solver, int enable);
+/** Call @p fn every @p every iterations (0 or NULL fn turns it off). */
+sps_status sps_solver_set_monitor(sps_solver *solver, sps_monitor_fn fn, void *user, int every);
+/**
+ * Analyse @p A (borrowed: it must outlive the solver or the next setup): SpMV plan,
+ * preconditioner, work vectors. All allocation happens here.
+ */
+sps_status sps_solver_setup(sps_solver *solver, const sps_matrix *A);
+/**
+ * Solve A x = b. @p x holds the initial guess on entry and the solution on return.
+ * A solve that does not converge returns ::SPS_SUCCESS: read sps_solver_get_reason().
+ * @return ::SPS_ERR_STATE before setup; ::SPS_ERR_SIZE for mismatched lengths.
+ */
+sps_status sps_solver_solve(sps_solver *solver, const sps_vector *b, sps_vector *x);
+/** The reason the last solve stopped. */
+sps_status sps_solver_get_reason(const sps_solver *solver, sps_reason *reason);
+/** Iterations of the last solve (GMRES: inner iterations). */
+sps_status sps_solver_get_iterations(const sps_solver *solver, int *iterations);
+/**
+ * The true residual of the last solve, recomputed as ||b - Ax|| at the end; @p rel is
+ * that divided by ||b|| (0 when b = 0). Either pointer may be NULL.
+ */
+sps_status sps_solver_get_residual(const sps_solver *solver, double *abs, double *rel);
+/**
+ * Borrow the residual history (recurrence norms, entry 0 the initial residual) of the last
+ * solve; valid until the next solve or destroy. Empty when history is off.
+ */
+sps_status sps_solver_get_history(const sps_solver *solver, const double **norms, int *count);
+/** The SpMV variant chosen at setup and its threads per row. */
+sps_status sps_solver_get_spmv(const sps_solver *solver, sps_spmv_kind *kind, int *threads_per_row);
+/**
+ * The method in use after setup (AUTO resolved; after a solve, the one that finished it)
+ * and its preconditioner.
+ */
+sps_status sps_solver_get_method(const sps_solver *solver, sps_solver_type *method,
+                                 sps_precond_type *precond);
+/** What the preconditioner in use found and did at setup (every field 0 before setup). */
+sps_status sps_solver_get_precond_info(const sps_solver *solver, sps_precond_info *info);
+/**
+ * Borrow the tries of the automatic choice, in order, from the last setup and solve (valid
+ * until the next setup or destroy): with a named method and preconditioner, one try.
+ */
+sps_status sps_solver_get_attempts(const sps_solver *solver, const sps_solver_attempt **attempts,
+                                   int *count);
+/** Seconds spent in the last setup and the last solve (wall clock, device synchronised). */
+sps_status sps_solver_get_times(const sps_solver *solver, double *setup_seconds, double *solve_seconds);
+/** Destroy a solver (NULL allowed) and set the pointer to NULL. */
+sps_status sps_solver_destroy(sps_solver **solver);
+/**@}*/
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SPSOLVE_H */

@@ -1,0 +1,88 @@
+/* host_csr.c: allocation, views and the diagonal-completed copy of host CSR matrices for the preconditioners. */
+#include <string.h>
+
+#include "host_csr.h"
+
+sps_status sps_host_csr_alloc(sps_context *ctx, sps_host_csr *M, int64_t n, int64_t nnz,
+                              const char *what)
+{
+  memset(M, 0, sizeof *M);
+  sps_status st = SPS_SUCCESS;
+  M->n = n;
+  SPS_TRY(sps_host_calloc(ctx, (void **)&M->rowptr, (size_t)n + 1, sizeof(int64_t), what));
+  SPS_TRY(sps_host_alloc(ctx, (void **)&M->colind, nnz > 0 ? (size_t)nnz : 1, sizeof(int32_t),
+                         what));
+  SPS_TRY(sps_host_alloc(ctx, (void **)&M->values, nnz > 0 ? (size_t)nnz : 1, sizeof(double),
+                         what));
+cleanup:
+  if (st) sps_host_csr_free(M);
+  return st;
+}
+
+void sps_host_csr_free(sps_host_csr *M)
+{
+  sps_host_free(M->rowptr);
+  sps_host_free(M->colind);
+  sps_host_free(M->values);
+  memset(M, 0, sizeof *M);
+}
+
+sps_host_csr sps_host_csr_view(const sps_matrix *A)
+{
+  sps_host_csr v;
+  v.n = A->nrows;
+  v.rowptr = A->rowptr;
+  v.colind = A->colind;
+  v.values = A->values;
+  return v;
+}
+
+sps_status sps_host_csr_with_diagonal(sps_context *ctx, const sps_matrix *A, double sign,
+                                      sps_host_csr *M)
+{
+  const int64_t n = A->nrows;
+  int64_t missing = 0;
+  for (int64_t i = 0; i < n; i++) {
+    int found = 0;
+    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+      if (A->colind[k] == i) {
+        found = 1;
+        break;
+      }
+    missing += !found;
+  }
+  SPS_CHECK(sps_host_csr_alloc(ctx, M, n, A->nnz + missing, "preconditioner copy of A"));
+  int64_t at = 0;
+  for (int64_t i = 0; i < n; i++) {
+    int placed = 0;
+    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+      const int32_t j = A->colind[k];
+      if (!placed && j > i) {
+        M->colind[at] = (int32_t)i;
+        M->values[at++] = 0.0;
+        placed = 1;
+      }
+      if (j == i) placed = 1;
+      M->colind[at] = j;
+      M->values[at++] = sign * A->values[k];
+    }
+    if (!placed) {
+      M->colind[at] = (int32_t)i;
+      M->values[at++] = 0.0;
+    }
+    M->rowptr[i + 1] = at;
+  }
+  return SPS_SUCCESS;
+}
+
+void sps_host_csr_diagonal_positions(const sps_host_csr *M, int64_t *diag)
+{
+  for (int64_t i = 0; i < M->n; i++) {
+    diag[i] = -1;
+    for (int64_t k = M->rowptr[i]; k < M->rowptr[i + 1]; k++)
+      if (M->colind[k] == i) {
+        diag[i] = k;
+        break;
+      }
+  }
+}

@@ -1,0 +1,39 @@
+# precond/local.mk: the preconditioner interface, its registry and parameters, the preconditioners,
+# the reordering and factorisations behind them, their CPU references (ref/) and CUDA kernels (cuda/).
+libspsolve_la_SOURCES += \
+	%reldir%/precond.h \
+	%reldir%/precond.c \
+	%reldir%/params.c \
+	%reldir%/host_csr.h \
+	%reldir%/host_csr.c \
+	%reldir%/reorder.h \
+	%reldir%/reorder.c \
+	%reldir%/coloring.h \
+	%reldir%/coloring.c \
+	%reldir%/trisolve.h \
+	%reldir%/trisolve.c \
+	%reldir%/lu_factors.h \
+	%reldir%/lu_factors.c \
+	%reldir%/ilut.h \
+	%reldir%/ilut_factor.c \
+	%reldir%/ilu0.h \
+	%reldir%/jacobi.c \
+	%reldir%/ilu0.c \
+	%reldir%/ic0.c \
+	%reldir%/ilut.c \
+	%reldir%/bjacobi.c \
+	%reldir%/cheby.c \
+	%reldir%/ref/kernels.h \
+	%reldir%/ref/trisolve.c \
+	%reldir%/ref/ilu0.c \
+	%reldir%/ref/bjacobi.c
+
+if SPS_CUDA
+libspsolve_la_SOURCES += \
+	%reldir%/cuda/launchers.h \
+	%reldir%/cuda/sync.cuh \
+	%reldir%/cuda/trisolve.cu \
+	%reldir%/cuda/ilu0.cu \
+	%reldir%/cuda/bjacobi.cu
+endif
+EXTRA_DIST += %reldir%/cuda/launchers.h %reldir%/cuda/sync.cuh

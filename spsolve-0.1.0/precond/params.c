@@ -1,0 +1,94 @@
+/* params.c: the preconditioner parameters by name: their table, defaults, ranges and the public listing. */
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "precond.h"
+
+/* One parameter: where it lives in sps_precond_params, its range and whether it is an integer. */
+typedef struct param_spec {
+  const char *name;
+  const char *description;
+  size_t offset;
+  int integer; /* stored as int; the value must be integral */
+  double lo, hi, def;
+} param_spec;
+
+#define DOUBLE_PARAM(field) offsetof(sps_precond_params, field), 0
+#define INT_PARAM(field) offsetof(sps_precond_params, field), 1
+
+static const param_spec params[] = {
+    {"ilut.fill", "ILUT: keep at most fill times the entries of the row of A in L and in U",
+     DOUBLE_PARAM(ilut_fill), 0.0, 1e6, 10.0},
+    {"ilut.drop", "ILUT: drop entries below drop times the 2-norm of the row of A",
+     DOUBLE_PARAM(ilut_drop), 0.0, 1.0, 1e-4},
+    {"ilut.pivot", "ILUTP: swap columns when |a_ii| < pivot |a_ij| (0: no pivoting)",
+     DOUBLE_PARAM(ilut_pivot), 0.0, 1.0, 0.1},
+    {"pivot.tol", "replace pivots below tol times the largest |a_ij| of the row (ilu0, ilut)",
+     DOUBLE_PARAM(pivot_tol), 0.0, 1.0, 1e-10},
+    {"ic0.shift", "IC(0): the first diagonal shift alpha of A + alpha diag(A)",
+     DOUBLE_PARAM(ic0_shift), 0.0, 1e3, 0.0},
+    {"matching", "permute rows to a large diagonal: 1 always, 0 never, -1 for zero or small diagonals",
+     INT_PARAM(matching), -1.0, 1.0, -1.0},
+    {"scaling", "equilibrate rows and columns: 1 always, 0 never, -1 with the matching",
+     INT_PARAM(scaling), -1.0, 1.0, -1.0},
+    {"ordering",
+     "ilu0, ic0: 1 multicolor ordering (few level sets, more iterations), 0 natural, -1 "
+     "multicolor for large matrices whose triangular solves have too many level sets",
+     INT_PARAM(ordering), -1.0, 1.0, -1.0},
+    {"bjacobi.block", "block Jacobi: rows per diagonal block (0: chosen from the matrix)",
+     INT_PARAM(bjacobi_block), 0.0, 64.0, 0.0},
+    {"cheby.degree", "Chebyshev: degree of the polynomial", INT_PARAM(cheby_degree), 1.0, 64.0,
+     4.0},
+    {"cheby.lanczos", "Chebyshev: Lanczos steps of the eigenvalue estimate",
+     INT_PARAM(cheby_lanczos), 2.0, 200.0, 20.0},
+};
+
+#define PARAM_COUNT ((int)(sizeof params / sizeof params[0]))
+
+static void store(sps_precond_params *p, const param_spec *s, double value)
+{
+  char *at = (char *)p + s->offset;
+  if (s->integer)
+    *(int *)(void *)at = (int)value;
+  else
+    *(double *)(void *)at = value;
+}
+
+void sps_precond_params_default(sps_precond_params *p)
+{
+  memset(p, 0, sizeof *p);
+  for (int k = 0; k < PARAM_COUNT; k++) store(p, &params[k], params[k].def);
+}
+
+sps_status sps_precond_params_set(sps_context *ctx, sps_precond_params *p, const char *name,
+                                  double value)
+{
+  if (!name) SPS_FAIL(ctx, SPS_ERR_ARGUMENT, "preconditioner parameter: invalid argument 'name'");
+  for (int k = 0; k < PARAM_COUNT; k++) {
+    const param_spec *s = &params[k];
+    if (strcmp(name, s->name) != 0) continue;
+    if (!(value >= s->lo && value <= s->hi) || (s->integer && value != floor(value)))
+      SPS_FAIL(ctx, SPS_ERR_ARGUMENT,
+               "preconditioner parameter '%s': %g is out of range (%s in [%g, %g])", name, value,
+               s->integer ? "an integer" : "a number", s->lo, s->hi);
+    store(p, s, value);
+    return SPS_SUCCESS;
+  }
+  char known[512] = "";
+  for (int k = 0; k < PARAM_COUNT; k++) {
+    if (k) strncat(known, ", ", sizeof known - strlen(known) - 1);
+    strncat(known, params[k].name, sizeof known - strlen(known) - 1);
+  }
+  SPS_FAIL(ctx, SPS_ERR_ARGUMENT, "unknown preconditioner parameter '%s' (known: %s)", name, known);
+}
+
+sps_status sps_precond_param_info(int index, const char **name, const char **description,
+                                  double *default_value)
+{
+  if (index < 0 || index >= PARAM_COUNT) return SPS_ERR_ARGUMENT;
+  if (name) *name = params[index].name;
+  if (description) *description = params[index].description;
+  if (default_value) *default_value = params[index].def;
+  return SPS_SUCCESS;
+}

@@ -1,0 +1,607 @@
+/* solver.c: the public sps_solver API and the Krylov method registry. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "solver_internal.h"
+
+/* The registry: one entry per sps_solver_type, in enum order. */
+static const sps_solver_method *const registry[SPS_SOLVER_TYPE_COUNT] = {
+    [SPS_SOLVER_CG] = &sps_solver_method_cg,
+    [SPS_SOLVER_GMRES] = &sps_solver_method_gmres,
+    [SPS_SOLVER_BICGSTAB] = &sps_solver_method_bicgstab,
+};
+
+const char *sps_solver_type_name(sps_solver_type type)
+{
+  if (type == SPS_SOLVER_AUTO) return "auto";
+  if ((int)type < 0 || type >= SPS_SOLVER_TYPE_COUNT) return NULL;
+  return registry[type]->name;
+}
+
+sps_status sps_solver_type_from_name(const char *name, sps_solver_type *type)
+{
+  if (!name || !type) return SPS_ERR_ARGUMENT;
+  if (strcmp(name, "auto") == 0) {
+    *type = SPS_SOLVER_AUTO;
+    return SPS_SUCCESS;
+  }
+  for (int t = 0; t < SPS_SOLVER_TYPE_COUNT; t++)
+    if (strcmp(name, registry[t]->name) == 0) {
+      *type = (sps_solver_type)t;
+      return SPS_SUCCESS;
+    }
+  return SPS_ERR_ARGUMENT;
+}
+
+/* Helpers shared by the methods. */
+
+int sps_solver_bad(double v)
+{
+  return !isfinite(v);
+}
+
+int sps_solver_adaptive_batch(const sps_solver *s, int last, double rate, double rnorm,
+                              int min_batch, int max_batch)
+{
+  int b = 2 * last;
+  if (rate > 0.0 && rate < 1.0 && rnorm > s->tol) {
+    double need = ceil(log(s->tol / rnorm) / log(rate));
+    if (need < b) b = (int)need;
+  }
+  if (b < min_batch) b = min_batch;
+  return b > max_batch ? max_batch : b;
+}
+
+int sps_solver_next_batch(const sps_solver *s, int last, double rate, double rnorm, int it,
+                          int min_batch, int max_batch)
+{
+  int b = s->monitor && s->monitor_every > 0
+              ? s->monitor_every - it % s->monitor_every
+              : sps_solver_adaptive_batch(s, last, rate, rnorm, min_batch, max_batch);
+  return b < s->maxit - it ? b : s->maxit - it;
+}
+
+sps_status sps_solver_issue_batch(sps_solver *s, void *graph, int per_graph, int count,
+                                  sps_status (*issue)(sps_solver *s, void *work), void *work)
+{
+  sps_context *ctx = s->ctx;
+  int k = 0;
+  if (graph)
+    for (; k + per_graph <= count; k += per_graph) SPS_CHECK(ctx->be->graph_launch(ctx, graph));
+  for (; k < count; k++) SPS_CHECK(issue(s, work));
+  return SPS_SUCCESS;
+}
+
+double sps_solver_batch_rate(double before, double after, int iterations)
+{
+  if (iterations <= 0 || !(before > 0.0) || !(after > 0.0)) return 0.0;
+  return pow(after / before, 1.0 / iterations);
+}
+
+sps_reason sps_solver_test(const sps_solver *s, double rnorm)
+{
+  if (!(rnorm <= s->tol)) return SPS_REASON_NONE;
+  if (s->rtol > 0.0 && rnorm <= s->rtol * s->bnorm) return SPS_CONVERGED_RTOL;
+  return SPS_CONVERGED_ATOL;
+}
+
+void sps_solver_record(sps_solver *s, int it, double rnorm)
+{
+  const int at = it + s->it_offset;
+  if (s->history_on && at < s->history_cap) {
+    s->history[at] = rnorm;
+    s->history_count = at + 1;
+  }
+  if (s->monitor && s->monitor_every > 0 && at % s->monitor_every == 0)
+    s->monitor(s->monitor_user, at, rnorm);
+}
+
+void sps_solver_monitor(sps_solver *s, int it, double rnorm)
+{
+  if (s->monitor && s->monitor_every > 0) s->monitor(s->monitor_user, it + s->it_offset, rnorm);
+}
+
+sps_status sps_solver_operator(sps_solver *s, const double *x, double *y)
+{
+  return sps_spmv_apply_raw(s->plan, s->sign, x, 0.0, y);
+}
+
+sps_status sps_solver_residual(sps_solver *s, const double *b, const double *x, double *r,
+                               double *norm)
+{
+  sps_context *ctx = s->ctx;
+  /* r <- sign*b - sign*A*x (the sign flips both sides: the same norm) */
+  if (s->sign < 0.0)
+    SPS_CHECK(ctx->be->axpby(ctx, s->n, -1.0, b, 0.0, r));
+  else
+    SPS_CHECK(ctx->be->copy(ctx, s->n, b, r));
+  SPS_CHECK(sps_spmv_apply_raw(s->plan, -s->sign, x, 1.0, r));
+  return ctx->be->nrm2(ctx, s->n, r, norm);
+}
+
+sps_status sps_solver_confirm(sps_solver *s, const double *b, const double *x, double *r,
+                              double *norm, sps_reason *reason)
+{
+  SPS_CHECK(sps_solver_residual(s, b, x, r, norm));
+  *reason = sps_solver_bad(*norm) ? SPS_DIVERGED_NAN : sps_solver_test(s, *norm);
+  return SPS_SUCCESS;
+}
+
+sps_status sps_solver_capture(sps_solver *s, int iterations,
+                              sps_status (*issue)(sps_solver *s, void *work), void *work,
+                              void **graph)
+{
+  sps_context *ctx = s->ctx;
+  const sps_backend *be = ctx->be;
+  *graph = NULL;
+  if (!be->graph_begin || s->n == 0) return SPS_SUCCESS;
+  SPS_CHECK(be->graph_begin(ctx));
+  sps_status st = SPS_SUCCESS;
+  for (int k = 0; k < iterations && st == SPS_SUCCESS; k++)
+    st = issue(s, work);
+  /* End the capture whatever happened, so the stream is usable again. */
+  const sps_status st_end = be->graph_end(ctx, graph);
+  return st != SPS_SUCCESS ? st : st_end;
+}
+
+sps_status sps_solver_download_history(sps_solver *s, const double *dev, int it)
+{
+  if (!dev || it <= 0) return SPS_SUCCESS;
+  if (it + s->it_offset >= s->history_cap) it = s->history_cap - 1 - s->it_offset;
+  if (it <= 0) return SPS_SUCCESS;
+  SPS_CHECK(s->ctx->be->download(s->ctx, s->history + 1 + s->it_offset, dev + 1,
+                                 (size_t)it * sizeof(double)));
+  s->history_count = it + 1 + s->it_offset;
+  return SPS_SUCCESS;
+}
+
+sps_status sps_solver_vec_alloc(sps_solver *s, double **v, const char *what)
+{
+  return s->ctx->be->malloc(s->ctx, (void **)v, (size_t)s->n * sizeof(double), what);
+}
+
+void sps_solver_vec_free(sps_solver *s, double **v)
+{
+  if (*v) s->ctx->be->free(s->ctx, *v);
+  *v = NULL;
+}
+
+/* Creation and settings. */
+
+sps_status sps_solver_create(sps_context *ctx, sps_solver **out, sps_solver_type type)
+{
+  if (!ctx) return SPS_ERR_ARGUMENT;
+  SPS_CHECK_ARG(ctx, out, "solver");
+  *out = NULL;
+  if (type != SPS_SOLVER_AUTO && ((int)type < 0 || type >= SPS_SOLVER_TYPE_COUNT))
+    SPS_FAIL(ctx, SPS_ERR_ARGUMENT, "sps_solver_create: unknown solver type %d", (int)type);
+  sps_solver *s;
+  SPS_CHECK(sps_host_calloc(ctx, (void **)&s, 1, sizeof *s, "solver"));
+  s->ctx = ctx;
+  s->requested = type;
+  /* Until setup resolves AUTO, the settings that depend on the method treat it as GMRES. */
+  s->method = registry[type == SPS_SOLVER_AUTO ? SPS_SOLVER_GMRES : type];
+  s->sign = 1.0;
+  sps_precond_params_default(&s->precond_params);
+  s->rtol = 1e-8;
+  s->atol = 0.0;
+  s->maxit = 10000;
+  s->restart = 30;
+  s->orthog = SPS_ORTHOG_CGS2;
+  s->precond_type = SPS_PRECOND_AUTO;
+  s->spmv_kind = SPS_SPMV_AUTO;
+  s->spmv_threads_per_row = 0;
+  s->reason = SPS_REASON_NONE;
+  *out = s;
+  return SPS_SUCCESS;
+}
+
+sps_status sps_solver_create_by_name(sps_context *ctx, sps_solver **out, const char *name)
+{
+  if (!ctx) return SPS_ERR_ARGUMENT;
+  SPS_CHECK_ARG(ctx, out, "solver");
+  *out = NULL;
+  SPS_CHECK_ARG(ctx, name, "name");
+  sps_solver_type type;
+  if (sps_solver_type_from_name(name, &type) != SPS_SUCCESS)
+    SPS_FAIL(ctx, SPS_ERR_ARGUMENT,
+             "unknown solver '%s' (expected \"cg\", \"gmres\", \"bicgstab\" or \"auto\")", name);
+  return sps_solver_create(ctx, out, type);
+}
+
+/* (Re)allocate the history buffer for maxit + 1 entries (when history is on). */
+static sps_status history_alloc(sps_solver *s)
+{
+  sps_host_free(s->history);
+  s->history = NULL;
+  s->history_cap = 0;
+  s->history_count = 0;
+  if (!s->history_on) return SPS_SUCCESS;
+  SPS_CHECK(sps_host_alloc(s->ctx, (void **)&s->history, (size_t)s->maxit + 1, sizeof(double),
+                           "residual history"));
+  s->history_cap = s->maxit + 1;
+  return SPS_SUCCESS;
+}
+
+/* (Re)build the method's work space. */
+static sps_status work_alloc(sps_solver *s)
+{
+  if (s->method->destroy) s->method->destroy(s);
+  s->work = NULL;
+  s->work_restart = s->restart;
+  return s->method->setup(s);
+}
+
+/* A setting that sizes the work space (or, with history, the residual history too) changed
+ * after setup: rebuild them; a failure leaves the solver to be set up again. */
+static sps_status rebuild_after_setup(sps_solver *s, int history)
+{
+  sps_status st = history ? history_alloc(s) : SPS_SUCCESS;
+  if (!st) st = work_alloc(s);
+  if (st) s->is_setup = 0;
+  return st;
+}
+
+sps_status sps_solver_set_tolerances(sps_solver *s, double rtol, double atol)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  if (!(rtol >= 0.0) || !(atol >= 0.0) || !isfinite(rtol) || !isfinite(atol) ||
+      (rtol == 0.0 && atol == 0.0))
+    SPS_FAIL(s->ctx, SPS_ERR_ARGUMENT,
+             "tolerances must be finite, >= 0 and not both 0 (rtol %g, atol %g)", rtol, atol);
+  s->rtol = rtol;
+  s->atol = atol;
+  return SPS_SUCCESS;
+}
+
+/* The history buffer is sized by maxit, so a change after setup resizes it here, not in solve. */
+sps_status sps_solver_set_max_iterations(sps_solver *s, int maxit)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  if (maxit < 1 || maxit == INT32_MAX)
+    SPS_FAIL(s->ctx, SPS_ERR_ARGUMENT, "maximum iterations must be in [1, %d), not %d", INT32_MAX,
+             maxit);
+  s->maxit = maxit;
+  if (s->is_setup) return rebuild_after_setup(s, 1);
+  return SPS_SUCCESS;
+}
+
+/* The GMRES basis is sized by the restart, so a change after setup rebuilds it here. */
+sps_status sps_solver_set_restart(sps_solver *s, int restart)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  if (restart < 1) SPS_FAIL(s->ctx, SPS_ERR_ARGUMENT, "restart must be >= 1, not %d", restart);
+  s->restart = restart;
+  if (s->is_setup && s->work_restart != restart) return rebuild_after_setup(s, 0);
+  return SPS_SUCCESS;
+}
+
+/* GMRES builds another work space for MGS (host-driven), so a change after setup rebuilds it. */
+sps_status sps_solver_set_orthogonalization(sps_solver *s, sps_orthog orthog)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  if (orthog != SPS_ORTHOG_MGS && orthog != SPS_ORTHOG_CGS2)
+    SPS_FAIL(s->ctx, SPS_ERR_ARGUMENT, "unknown orthogonalisation %d", (int)orthog);
+  const int changed = s->orthog != orthog;
+  s->orthog = orthog;
+  if (s->is_setup && changed && s->method->type == SPS_SOLVER_GMRES)
+    return rebuild_after_setup(s, 0);
+  return SPS_SUCCESS;
+}
+
+/* Flexible GMRES needs the second basis Z, so a change after setup rebuilds the work space. */
+sps_status sps_solver_set_flexible(sps_solver *s, int enable)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  const int changed = s->flexible != (enable != 0);
+  s->flexible = enable != 0;
+  if (s->is_setup && changed && s->method->type == SPS_SOLVER_GMRES)
+    return rebuild_after_setup(s, 0);
+  return SPS_SUCCESS;
+}
+
+/* The fused cycle replaces the captured graphs, so a change after setup rebuilds the work space. */
+sps_status sps_solver_set_gmres_fused(sps_solver *s, int enable)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  const int changed = s->gmres_fused != (enable != 0);
+  s->gmres_fused = enable != 0;
+  if (s->is_setup && changed && s->method->type == SPS_SOLVER_GMRES)
+    return rebuild_after_setup(s, 0);
+  return SPS_SUCCESS;
+}
+
+sps_status sps_solver_set_precond(sps_solver *s, sps_precond_type precond)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  if (precond != SPS_PRECOND_AUTO && ((int)precond < 0 || precond >= SPS_PRECOND_TYPE_COUNT))
+    SPS_FAIL(s->ctx, SPS_ERR_ARGUMENT, "unknown preconditioner type %d", (int)precond);
+  s->precond_type = precond;
+  return SPS_SUCCESS;
+}
+
+sps_status sps_solver_set_precond_param(sps_solver *s, const char *name, double value)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  return sps_precond_params_set(s->ctx, &s->precond_params, name, value);
+}
+
+sps_status sps_solver_set_spmv(sps_solver *s, sps_spmv_kind kind, int threads_per_row)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  if ((int)kind < 0 || kind >= SPS_SPMV_KIND_COUNT)
+    SPS_FAIL(s->ctx, SPS_ERR_ARGUMENT, "unknown SpMV kind %d", (int)kind);
+  if (threads_per_row != 0 && threads_per_row != 1 && threads_per_row != 2 &&
+      threads_per_row != 4 && threads_per_row != 8 && threads_per_row != 16 &&
+      threads_per_row != 32)
+    SPS_FAIL(s->ctx, SPS_ERR_ARGUMENT,
+             "threads per row must be 0 (choose), 1, 2, 4, 8, 16 or 32, not %d", threads_per_row);
+  s->spmv_kind = kind;
+  s->spmv_threads_per_row = threads_per_row;
+  return SPS_SUCCESS;
+}
+
+sps_status sps_solver_set_history(sps_solver *s, int enable)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  s->history_on = enable != 0;
+  if (s->is_setup) return rebuild_after_setup(s, 1);
+  return SPS_SUCCESS;
+}
+
+sps_status sps_solver_set_monitor(sps_solver *s, sps_monitor_fn fn, void *user, int every)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  if (every < 0) SPS_FAIL(s->ctx, SPS_ERR_ARGUMENT, "monitor interval must be >= 0, not %d", every);
+  s->monitor = every > 0 ? fn : NULL;
+  s->monitor_user = user;
+  s->monitor_every = fn ? every : 0;
+  return SPS_SUCCESS;
+}
+
+/* Setup: everything the solve needs, allocated once. */
+
+static void solver_release(sps_solver *s)
+{
+  if (s->method->destroy) s->method->destroy(s);
+  s->work = NULL;
+  sps_solver_auto_destroy(s);
+  sps_solver_vec_free(s, &s->r);
+  sps_precond_destroy(&s->pc);
+  sps_spmv_plan_destroy(&s->plan);
+  sps_host_free(s->history);
+  s->history = NULL;
+  s->history_cap = 0;
+  s->history_count = 0;
+  s->is_setup = 0;
+  s->A = NULL;
+  s->n = 0;
+  s->sign = 1.0;
+  s->auto_on = 0;
+  s->attempt_count = 0;
+}
+
+sps_solver_attempt *sps_solver_add_attempt(sps_solver *s, sps_solver_type method,
+                                           sps_precond_type precond, const char *fmt, ...)
+{
+  if (s->attempt_count < SPS_SOLVER_MAX_ATTEMPTS) s->attempt_count++;
+  sps_solver_attempt *a = &s->attempts[s->attempt_count - 1];
+  memset(a, 0, sizeof *a);
+  a->method = method;
+  a->precond = precond;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(a->note, sizeof a->note, fmt, ap);
+  va_end(ap);
+  return a;
+}
+
+sps_status sps_solver_use(sps_solver *s, sps_solver_type method, sps_precond_type precond,
+                          const sps_precond_params *params, double sign)
+{
+  sps_context *ctx = s->ctx;
+  if (s->method->destroy) s->method->destroy(s);
+  s->work = NULL;
+  sps_precond_destroy(&s->pc);
+  s->method = registry[method];
+  s->sign = sign;
+  sps_status st = sps_precond_create(ctx, &s->pc, precond, params);
+  if (!st) st = sps_precond_setup(s->pc, s->A, sign, s->plan);
+  if (!st && !sps_precond_is_identity(s->pc)) st = sps_precond_estimate_growth(s->pc);
+  if (!st) st = work_alloc(s);
+  if (st) {
+    if (s->method->destroy) s->method->destroy(s);
+    s->work = NULL;
+    sps_precond_destroy(&s->pc);
+  }
+  return st;
+}
+
+sps_status sps_solver_setup(sps_solver *s, const sps_matrix *A)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  sps_context *ctx = s->ctx;
+  SPS_CHECK_ARG(ctx, A, "A");
+  if (A->ctx != ctx)
+    SPS_FAIL(ctx, SPS_ERR_ARGUMENT, "sps_solver_setup: matrix belongs to another context");
+  if (A->nrows != A->ncols)
+    SPS_FAIL(ctx, SPS_ERR_SIZE, "sps_solver_setup: matrix is %lld x %lld, not square",
+             (long long)A->nrows, (long long)A->ncols);
+  sps_status st = SPS_SUCCESS;
+  double t0 = sps_wtime();
+  solver_release(s);
+  s->A = A;
+  s->n = A->nrows;
+  SPS_TRY(sps_spmv_plan_create(ctx, &s->plan, A, s->spmv_kind));
+  SPS_TRY(sps_spmv_plan_set_threads_per_row(s->plan, s->spmv_threads_per_row));
+  SPS_TRY(sps_spmv_plan_setup(s->plan));
+  SPS_TRY(sps_solver_vec_alloc(s, &s->r, "solver residual"));
+  SPS_TRY(history_alloc(s));
+  s->auto_on = s->requested == SPS_SOLVER_AUTO || s->precond_type == SPS_PRECOND_AUTO;
+  if (s->auto_on) {
+    SPS_TRY(sps_solver_auto_setup(s));
+  } else {
+    const double sign =
+        s->requested == SPS_SOLVER_CG && sps_solver_diagonal_sign(A) < 0 ? -1.0 : 1.0;
+    st = sps_solver_use(s, s->requested, s->precond_type, &s->precond_params, sign);
+    sps_solver_attempt *a = sps_solver_add_attempt(
+        s, s->requested, s->precond_type, "%s", st ? sps_context_last_error(ctx) : "as requested");
+    if (st) goto cleanup;
+    a->accepted = 1;
+  }
+  SPS_TRY(ctx->be->synchronize(ctx));
+  s->is_setup = 1;
+  s->reason = SPS_REASON_NONE;
+  s->iterations = 0;
+  s->setup_seconds = sps_wtime() - t0;
+cleanup:
+  if (st) solver_release(s);
+  return st;
+}
+
+/*
+ * Solve: the checks and the work common to every method. ||b|| sets the tolerance
+ * tol = max(rtol*||b||, atol); b = 0 gives x = 0 at once; an initial guess whose true
+ * residual already meets tol takes 0 iterations; otherwise the method iterates from the
+ * residual in s->r. At the end the true residual b - Ax is recomputed for get_residual.
+ */
+sps_status sps_solver_solve(sps_solver *s, const sps_vector *b, sps_vector *x)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  sps_context *ctx = s->ctx;
+  SPS_CHECK_ARG(ctx, b, "b");
+  SPS_CHECK_ARG(ctx, x, "x");
+  if (!s->is_setup) SPS_FAIL(ctx, SPS_ERR_STATE, "sps_solver_solve: solver is not set up");
+  if (b->ctx != ctx || x->ctx != ctx)
+    SPS_FAIL(ctx, SPS_ERR_ARGUMENT, "sps_solver_solve: vectors belong to another context");
+  if (b->n != s->n || x->n != s->n)
+    SPS_FAIL(ctx, SPS_ERR_SIZE,
+             "sps_solver_solve: b has length %lld and x %lld, the matrix has order %lld",
+             (long long)b->n, (long long)x->n, (long long)s->n);
+  double t0 = sps_wtime();
+  s->reason = SPS_REASON_NONE;
+  s->iterations = 0;
+  s->history_count = 0;
+  s->res_abs = s->res_rel = 0.0;
+  s->res_known = 0;
+  s->it_offset = 0;
+  SPS_CHECK(ctx->be->nrm2(ctx, s->n, b->data, &s->bnorm));
+  s->tol = fmax(s->rtol * s->bnorm, s->atol);
+  if (s->bnorm == 0.0) {
+    SPS_CHECK(ctx->be->fill(ctx, s->n, 0.0, x->data));
+    s->reason = SPS_CONVERGED_ZERO_RHS;
+    sps_solver_record(s, 0, 0.0);
+  } else {
+    double rnorm0;
+    SPS_CHECK(sps_solver_residual(s, b->data, x->data, s->r, &rnorm0));
+    sps_solver_record(s, 0, rnorm0);
+    if (sps_solver_bad(s->bnorm) || sps_solver_bad(rnorm0))
+      s->reason = SPS_DIVERGED_NAN;
+    else if ((s->reason = sps_solver_test(s, rnorm0)) == SPS_REASON_NONE) {
+      if (s->auto_on)
+        SPS_CHECK(sps_solver_auto_solve(s, b->data, x->data, rnorm0));
+      else
+        SPS_CHECK(s->method->solve(s, b->data, x->data, rnorm0));
+    }
+    if (!s->res_known) SPS_CHECK(sps_solver_residual(s, b->data, x->data, s->r, &s->res_abs));
+    s->res_rel = s->res_abs / s->bnorm;
+  }
+  SPS_CHECK(ctx->be->synchronize(ctx));
+  s->solve_seconds = sps_wtime() - t0;
+  return SPS_SUCCESS;
+}
+
+/* Results. */
+
+sps_status sps_solver_get_reason(const sps_solver *s, sps_reason *reason)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  SPS_CHECK_ARG(s->ctx, reason, "reason");
+  *reason = s->reason;
+  return SPS_SUCCESS;
+}
+
+sps_status sps_solver_get_iterations(const sps_solver *s, int *iterations)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  SPS_CHECK_ARG(s->ctx, iterations, "iterations");
+  *iterations = s->iterations;
+  return SPS_SUCCESS;
+}
+
+sps_status sps_solver_get_residual(const sps_solver *s, double *abs, double *rel)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  if (abs) *abs = s->res_abs;
+  if (rel) *rel = s->res_rel;
+  return SPS_SUCCESS;
+}
+
+sps_status sps_solver_get_history(const sps_solver *s, const double **norms, int *count)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  SPS_CHECK_ARG(s->ctx, norms, "norms");
+  SPS_CHECK_ARG(s->ctx, count, "count");
+  *norms = s->history_on ? s->history : NULL;
+  *count = s->history_on ? s->history_count : 0;
+  return SPS_SUCCESS;
+}
+
+sps_status sps_solver_get_spmv(const sps_solver *s, sps_spmv_kind *kind, int *threads_per_row)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  if (s->is_setup) return sps_spmv_plan_get_kind(s->plan, kind, threads_per_row);
+  if (kind) *kind = s->spmv_kind;
+  if (threads_per_row) *threads_per_row = s->spmv_threads_per_row;
+  return SPS_SUCCESS;
+}
+
+sps_status sps_solver_get_method(const sps_solver *s, sps_solver_type *method,
+                                 sps_precond_type *precond)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  if (method) *method = s->is_setup ? s->method->type : s->requested;
+  if (precond) *precond = s->is_setup && s->pc ? s->pc->ops->type : s->precond_type;
+  return SPS_SUCCESS;
+}
+
+sps_status sps_solver_get_precond_info(const sps_solver *s, sps_precond_info *info)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  SPS_CHECK_ARG(s->ctx, info, "info");
+  if (s->is_setup && s->pc)
+    *info = s->pc->info;
+  else
+    memset(info, 0, sizeof *info);
+  return SPS_SUCCESS;
+}
+
+sps_status sps_solver_get_attempts(const sps_solver *s, const sps_solver_attempt **attempts,
+                                   int *count)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  SPS_CHECK_ARG(s->ctx, attempts, "attempts");
+  SPS_CHECK_ARG(s->ctx, count, "count");
+  *attempts = s->attempts;
+  *count = s->attempt_count;
+  return SPS_SUCCESS;
+}
+
+sps_status sps_solver_get_times(const sps_solver *s, double *setup_seconds, double *solve_seconds)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  if (setup_seconds) *setup_seconds = s->setup_seconds;
+  if (solve_seconds) *solve_seconds = s->solve_seconds;
+  return SPS_SUCCESS;
+}
+
+sps_status sps_solver_destroy(sps_solver **s)
+{
+  if (!s || !*s) return SPS_SUCCESS;
+  solver_release(*s);
+  sps_host_free(*s);
+  *s = NULL;
+  return SPS_SUCCESS;
+}

@@ -1,0 +1,34 @@
+# spmv/local.mk: the SpMV plan, its variants, their CPU references (ref/) and CUDA kernels (cuda/).
+libspsolve_la_SOURCES += \
+	%reldir%/spmv_internal.h \
+	%reldir%/plan.c \
+	%reldir%/csr_scalar.c \
+	%reldir%/csr_vector.c \
+	%reldir%/ell.c \
+	%reldir%/coo.c \
+	%reldir%/hyb.c \
+	%reldir%/merge.c \
+	%reldir%/blockwise.c \
+	%reldir%/ref/kernels.h \
+	%reldir%/ref/csr_scalar.c \
+	%reldir%/ref/csr_vector.c \
+	%reldir%/ref/ell.c \
+	%reldir%/ref/coo.c \
+	%reldir%/ref/hyb.c \
+	%reldir%/ref/merge.c \
+	%reldir%/ref/blockwise.c
+
+if SPS_CUDA
+libspsolve_la_SOURCES += \
+	%reldir%/cusparse.c \
+	%reldir%/cuda/launchers.h \
+	%reldir%/cuda/reduce.cuh \
+	%reldir%/cuda/csr_scalar.cu \
+	%reldir%/cuda/csr_vector.cu \
+	%reldir%/cuda/ell.cu \
+	%reldir%/cuda/coo.cu \
+	%reldir%/cuda/hyb.cu \
+	%reldir%/cuda/merge.cu \
+	%reldir%/cuda/blockwise.cu
+endif
+EXTRA_DIST += %reldir%/cusparse.c %reldir%/cuda/launchers.h %reldir%/cuda/reduce.cuh

@@ -1,0 +1,250 @@
+/* plan.c: the SpMV variant registry and the sps_spmv_plan API (create, set, setup, apply, destroy).
+ */
+#include <string.h>
+
+#include "spmv_internal.h"
+
+/* The registry: one entry per kind, NULL where a variant is not built. */
+static const sps_spmv_variant *const registry[SPS_SPMV_KIND_COUNT] = {
+    [SPS_SPMV_CSR_SCALAR] = &sps_spmv_variant_csr_scalar,
+    [SPS_SPMV_CSR_VECTOR] = &sps_spmv_variant_csr_vector,
+    [SPS_SPMV_ELL] = &sps_spmv_variant_ell,
+    [SPS_SPMV_COO] = &sps_spmv_variant_coo,
+    [SPS_SPMV_HYB] = &sps_spmv_variant_hyb,
+    [SPS_SPMV_MERGE] = &sps_spmv_variant_merge,
+    [SPS_SPMV_BLOCKWISE] = &sps_spmv_variant_blockwise,
+#ifdef SPS_HAVE_CUDA
+    [SPS_SPMV_CUSPARSE] = &sps_spmv_variant_cusparse,
+#endif
+};
+
+static const char *const kind_names[SPS_SPMV_KIND_COUNT] = {
+#define SPS_X_NAME(name, cli, text) [name] = cli,
+    SPS_SPMV_LIST(SPS_X_NAME)
+#undef SPS_X_NAME
+};
+
+static const char *const kind_descriptions[SPS_SPMV_KIND_COUNT] = {
+#define SPS_X_DESC(name, cli, text) [name] = text,
+    SPS_SPMV_LIST(SPS_X_DESC)
+#undef SPS_X_DESC
+};
+
+const sps_spmv_variant *sps_spmv_variant_get(sps_spmv_kind kind)
+{
+  if ((int)kind < 0 || kind >= SPS_SPMV_KIND_COUNT) return NULL;
+  return registry[kind];
+}
+
+const char *sps_spmv_kind_name(sps_spmv_kind kind)
+{
+  if ((int)kind < 0 || kind >= SPS_SPMV_KIND_COUNT) return NULL;
+  return kind_names[kind];
+}
+
+const char *sps_spmv_kind_description(sps_spmv_kind kind)
+{
+  if ((int)kind < 0 || kind >= SPS_SPMV_KIND_COUNT) return NULL;
+  return kind_descriptions[kind];
+}
+
+sps_status sps_spmv_kind_from_name(const char *name, sps_spmv_kind *kind)
+{
+  if (!name || !kind) return SPS_ERR_ARGUMENT;
+  for (int k = 0; k < SPS_SPMV_KIND_COUNT; k++)
+    if (strcmp(name, kind_names[k]) == 0) {
+      *kind = (sps_spmv_kind)k;
+      return SPS_SUCCESS;
+    }
+  return SPS_ERR_ARGUMENT;
+}
+
+int sps_spmv_kind_available(sps_spmv_kind kind, sps_device_kind device)
+{
+  if (kind == SPS_SPMV_AUTO) return 1;
+  const sps_spmv_variant *v = sps_spmv_variant_get(kind);
+  if (!v) return 0;
+  if (device == SPS_DEVICE_CUDA) return sps_have_cuda() && v->on_cuda;
+  return v->on_cpu;
+}
+
+void sps_spmv_row_stats_compute(const sps_matrix *A, sps_spmv_row_stats *stats)
+{
+  int64_t max_len = 0;
+  for (int64_t i = 0; i < A->nrows; i++) {
+    int64_t len = A->rowptr[i + 1] - A->rowptr[i];
+    if (len > max_len) max_len = len;
+  }
+  stats->max_len = max_len;
+  stats->mean = A->nrows > 0 ? (double)A->nnz / (double)A->nrows : 0.0;
+}
+
+sps_status sps_spmv_to_device(sps_context *ctx, void **host, void **dev, size_t bytes,
+                              const char *what)
+{
+  sps_status st = SPS_SUCCESS;
+  if (ctx->kind != SPS_DEVICE_CUDA) {
+    *dev = *host;
+    *host = NULL;
+    return SPS_SUCCESS;
+  }
+  *dev = NULL;
+  st = ctx->be->malloc(ctx, dev, bytes, what);
+  if (st == SPS_SUCCESS) st = ctx->be->upload(ctx, *dev, *host, bytes);
+  if (st != SPS_SUCCESS && *dev) {
+    ctx->be->free(ctx, *dev);
+    *dev = NULL;
+  }
+  sps_host_free(*host);
+  *host = NULL;
+  return st;
+}
+
+int sps_spmv_tpr_from_mean(double mean, int lo)
+{
+  /* Double t while the mean lies above the geometric midpoint t*sqrt(2) of t and 2t. */
+  int t = lo;
+  while (t < 32 && mean > 1.4142135623730951 * t)
+    t *= 2;
+  return t;
+}
+
+/*
+ * The AUTO rule, from row statistics computed once at setup and the SpMV benchmark on an H200
+ * (bench/results/): on the CPU csr-scalar (the references are all row loops). On a GPU:
+ *   - even rows (longest <= 4*mean + 8): short ones (mean <= 12) stream best one row per
+ *     thread (csr-scalar: G3_circuit, laplacian7pt_100); longer ones take csr-vector with
+ *     seed 000's threads per row for the mean (nos3, bcsstk13);
+ *   - uneven rows (circuits with supply nets, power networks): blockwise, whose partition
+ *     gives long rows whole thread blocks and streams the short ones.
+ * merge is not chosen automatically: blockwise already splits very long rows over blocks.
+ */
+sps_spmv_kind sps_spmv_auto_choose(const sps_matrix *A, sps_device_kind device,
+                                   int *threads_per_row)
+{
+  sps_spmv_row_stats rs;
+  *threads_per_row = 1;
+  if (device != SPS_DEVICE_CUDA || A->nnz == 0) return SPS_SPMV_CSR_SCALAR;
+  sps_spmv_row_stats_compute(A, &rs);
+  if ((double)rs.max_len <= 4.0 * rs.mean + 8.0) {
+    if (rs.mean <= 12.0) return SPS_SPMV_CSR_SCALAR;
+    *threads_per_row = sps_spmv_tpr_from_mean(rs.mean, 2);
+    return SPS_SPMV_CSR_VECTOR;
+  }
+  *threads_per_row = 0;
+  return SPS_SPMV_BLOCKWISE;
+}
+
+sps_status sps_spmv_plan_create(sps_context *ctx, sps_spmv_plan **out, const sps_matrix *A,
+                                sps_spmv_kind kind)
+{
+  if (!ctx) return SPS_ERR_ARGUMENT;
+  SPS_CHECK_ARG(ctx, out, "plan");
+  *out = NULL;
+  SPS_CHECK_ARG(ctx, A, "A");
+  if (A->ctx != ctx)
+    SPS_FAIL(ctx, SPS_ERR_ARGUMENT, "sps_spmv_plan_create: matrix belongs to another context");
+  if ((int)kind < 0 || kind >= SPS_SPMV_KIND_COUNT)
+    SPS_FAIL(ctx, SPS_ERR_ARGUMENT, "sps_spmv_plan_create: unknown SpMV kind %d", (int)kind);
+  if (!sps_spmv_kind_available(kind, ctx->kind))
+    SPS_FAIL(ctx, SPS_ERR_UNSUPPORTED, "SpMV variant '%s' is not available on the %s backend",
+             kind_names[kind], ctx->be->name);
+  sps_spmv_plan *plan;
+  SPS_CHECK(sps_host_calloc(ctx, (void **)&plan, 1, sizeof *plan, "SpMV plan"));
+  plan->ctx = ctx;
+  plan->A = A;
+  plan->requested = kind;
+  plan->kind = kind;
+  *out = plan;
+  return SPS_SUCCESS;
+}
+
+sps_status sps_spmv_plan_set_threads_per_row(sps_spmv_plan *plan, int tpr)
+{
+  if (!plan) return SPS_ERR_ARGUMENT;
+  if (tpr != 0 && tpr != 1 && tpr != 2 && tpr != 4 && tpr != 8 && tpr != 16 && tpr != 32)
+    SPS_FAIL(plan->ctx, SPS_ERR_ARGUMENT,
+             "threads per row must be 0 (choose), 1, 2, 4, 8, 16 or 32, not %d", tpr);
+  plan->threads_per_row = tpr;
+  return SPS_SUCCESS;
+}
+
+static void plan_release(sps_spmv_plan *plan)
+{
+  if (plan->is_setup && plan->variant && plan->variant->destroy) plan->variant->destroy(plan);
+  plan->data = NULL;
+  plan->is_setup = 0;
+}
+
+sps_status sps_spmv_plan_setup(sps_spmv_plan *plan)
+{
+  if (!plan) return SPS_ERR_ARGUMENT;
+  plan_release(plan);
+  sps_spmv_kind kind = plan->requested;
+  if (kind == SPS_SPMV_AUTO) {
+    int tpr = 0;
+    kind = sps_spmv_auto_choose(plan->A, plan->ctx->kind, &tpr);
+    if (plan->threads_per_row == 0) plan->threads_per_row = tpr;
+  }
+  const sps_spmv_variant *v = sps_spmv_variant_get(kind);
+  if (!v || !sps_spmv_kind_available(kind, plan->ctx->kind))
+    SPS_FAIL(plan->ctx, SPS_ERR_UNSUPPORTED, "SpMV variant '%s' is not available on the %s backend",
+             kind_names[kind], plan->ctx->be->name);
+  plan->kind = kind;
+  plan->variant = v;
+  sps_status st = v->setup(plan);
+  if (st) {
+    if (v->destroy) v->destroy(plan);
+    plan->data = NULL;
+    return st;
+  }
+  plan->is_setup = 1;
+  return SPS_SUCCESS;
+}
+
+sps_status sps_spmv_apply_raw(sps_spmv_plan *plan, double alpha, const double *x, double beta,
+                              double *y)
+{
+  return plan->variant->apply(plan, alpha, x, beta, y);
+}
+
+sps_status sps_spmv_apply(sps_spmv_plan *plan, double alpha, const sps_vector *x, double beta,
+                          sps_vector *y)
+{
+  if (!plan) return SPS_ERR_ARGUMENT;
+  SPS_CHECK_ARG(plan->ctx, x, "x");
+  SPS_CHECK_ARG(plan->ctx, y, "y");
+  if (!plan->is_setup) SPS_FAIL(plan->ctx, SPS_ERR_STATE, "sps_spmv_apply: plan is not set up");
+  if (x->ctx != plan->ctx || y->ctx != plan->ctx)
+    SPS_FAIL(plan->ctx, SPS_ERR_ARGUMENT, "sps_spmv_apply: vectors belong to another context");
+  if (x->n != plan->A->ncols || y->n != plan->A->nrows)
+    SPS_FAIL(plan->ctx, SPS_ERR_SIZE,
+             "sps_spmv_apply: A is %lld x %lld but x has %lld entries and y %lld",
+             (long long)plan->A->nrows, (long long)plan->A->ncols, (long long)x->n,
+             (long long)y->n);
+  if (x->data == y->data)
+    SPS_FAIL(plan->ctx, SPS_ERR_ARGUMENT, "sps_spmv_apply: x and y must not be the same vector");
+  return sps_spmv_apply_raw(plan, alpha, x->data, beta, y->data);
+}
+
+int sps_spmv_plan_rounds_like_csr(const sps_spmv_plan *plan)
+{
+  return plan && plan->is_setup && plan->variant && plan->variant->rounds_like_csr;
+}
+
+sps_status sps_spmv_plan_get_kind(const sps_spmv_plan *plan, sps_spmv_kind *kind, int *tpr)
+{
+  if (!plan) return SPS_ERR_ARGUMENT;
+  if (kind) *kind = plan->kind;
+  if (tpr) *tpr = plan->threads_per_row;
+  return SPS_SUCCESS;
+}
+
+sps_status sps_spmv_plan_destroy(sps_spmv_plan **plan)
+{
+  if (!plan || !*plan) return SPS_SUCCESS;
+  plan_release(*plan);
+  sps_host_free(*plan);
+  *plan = NULL;
+  return SPS_SUCCESS;
+}

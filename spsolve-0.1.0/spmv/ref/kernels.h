@@ -1,0 +1,105 @@
+/* kernels.h: the CPU reference SpMV kernels, one per variant, each computing y <- alpha*A*x + beta*y on its own format. */
+#ifndef SPS_SPMV_REF_KERNELS_H
+#define SPS_SPMV_REF_KERNELS_H
+
+#include <stdint.h>
+
+#include "../../core/compensated_sum.h"
+
+/*
+ * Row sums. csr-scalar, csr-vector, ell, merge and blockwise add each row's rounded products
+ * a_ik*x_k into a compensated sum (sps_csum, TwoSum) in their own orders and write
+ * y_i <- alpha*fl(hi + lo) + beta*y_i: they give the same bits as one another, on the CPU and
+ * on the GPU, bar rare ties (a row sum within about n^2 u^2 sum|a_ik x_k| of a rounding
+ * boundary). coo and hyb add plain products into y (with atomics on the GPU) and cusparse is
+ * the library's: those three depend on the order of the atomics or on the library, agree with
+ * the others only to rounding, and the AUTO choice (spmv/plan.c) never picks them.
+ */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* CSR, one row at a time (OpenMP over rows), in entry order. y is not read when beta = 0. */
+void sps_ref_csr_scalar(int64_t nrows, const int64_t *rowptr, const int32_t *colind,
+                        const double *values, double alpha, const double *x, double beta,
+                        double *y);
+
+/*
+ * CSR with tpr (1, 2, 4, ..., 32) lanes per row: lane l sums entries l, l+tpr, ... of the row
+ * and the lane sums are merged by the same halving tree as the GPU's shuffles.
+ */
+void sps_ref_csr_vector(int64_t nrows, const int64_t *rowptr, const int32_t *colind,
+                        const double *values, int tpr, double alpha, const double *x, double beta,
+                        double *y);
+
+/*
+ * Column-major ELLPACK: entry k of row i at k*ld + i (ld >= nrows), width entries per row;
+ * a padding entry has column -1 (and value 0) and ends its row.
+ */
+void sps_ref_ell(int64_t nrows, int64_t ld, int64_t width, const int32_t *colind,
+                 const double *values, double alpha, const double *x, double beta, double *y);
+
+/*
+ * Triplets in row order, one after another (deterministic): y <- beta*y (skipped when
+ * beta = 1), then y_r += alpha*a*x_c, plain sums. The GPU kernel adds with atomics, so its
+ * result depends on their order and is not bitwise that of this reference.
+ */
+void sps_ref_coo(int64_t nrows, int64_t nnz, const int32_t *rowind, const int32_t *colind,
+                 const double *values, double alpha, const double *x, double beta, double *y);
+
+/*
+ * Merge-path CSR: share t of the merged list (row ends + nonzeros) starts at diagonal
+ * t*items, in row start_row[t]; rows that begin and end in a share are written by it, the
+ * compensated partial sum of the row it stops in goes to (carry_row[t], carry_val[2t],
+ * carry_val[2t+1]), and a fix-up pass finishes each row split between shares from the
+ * carries (carry_val holds 2*nshares doubles).
+ */
+void sps_ref_merge(int64_t nrows, int64_t nnz, const int64_t *rowptr, const int32_t *colind,
+                   const double *values, int64_t nshares, int items, const int32_t *start_row,
+                   int32_t *carry_row, double *carry_val, double alpha, const double *x,
+                   double beta, double *y);
+
+/*
+ * One block of the blockwise variant (seed 002). kind SPS_BLOCK_SHORT: rows
+ * [row, row + count) served by groups of tpr lanes (CSR-vector). kind SPS_BLOCK_LONG: part
+ * `count` of the `parts` parts of the long row `row`; a row of one part is finished by its
+ * block; otherwise each part leaves its compensated sum in partial[2*index], partial[2*index
+ * + 1] (partial holds 2*nblocks doubles) and the last part to finish (counter[slot] counts
+ * arrivals) merges the parts in order and writes y.
+ */
+enum { SPS_BLOCK_SHORT = 0, SPS_BLOCK_LONG = 1 };
+typedef struct sps_block_desc {
+  int32_t row;   /* first row (short) or the row (long) */
+  int32_t count; /* rows in the block (short) or part index (long) */
+  int16_t kind;  /* SPS_BLOCK_SHORT or SPS_BLOCK_LONG */
+  int16_t tpr;   /* lanes per row (short) */
+  int32_t parts; /* parts of the long row (long); its first part is descriptor (index - count) */
+  int32_t slot;  /* arrival counter of a long row of several parts */
+  int32_t pad;
+} sps_block_desc;
+
+/* Threads of one blockwise block, and the nonzeros one part of a long row covers. */
+#define SPS_BLOCKWISE_THREADS 256
+#define SPS_BLOCKWISE_PART_NNZ 8192
+/* The most nonzeros of one short block (its products fit in 16 KB of shared memory). */
+#define SPS_BLOCKWISE_NNZ 2048
+
+/*
+ * hyb: the ELL part (which applies beta; compensated row sums) and then the COO part added
+ * with beta = 1 (plain sums; atomics on the GPU, so the GPU result depends on their order).
+ */
+void sps_ref_hyb(int64_t nrows, int64_t ld, int64_t width, const int32_t *ell_colind,
+                 const double *ell_values, int64_t coo_nnz, const int32_t *coo_rowind,
+                 const int32_t *coo_colind, const double *coo_values, double alpha,
+                 const double *x, double beta, double *y);
+
+void sps_ref_blockwise(const int64_t *rowptr, const int32_t *colind, const double *values,
+                       int64_t nblocks, const sps_block_desc *blocks, double *partial,
+                       double alpha, const double *x, double beta, double *y);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SPS_SPMV_REF_KERNELS_H */

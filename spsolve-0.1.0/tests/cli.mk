@@ -1,0 +1,12 @@
+# tests/cli.mk: shell tests of the spsolve tool (POSIX sh, TAP lines); they use $SPS_BUILDDIR/spsolve and $SPS_TEST_DATA.
+TESTS += \
+	%reldir%/cli/exit_codes.sh \
+	%reldir%/cli/json.sh \
+	%reldir%/cli/output.sh \
+	%reldir%/cli/info.sh
+EXTRA_DIST += \
+	%reldir%/cli/common.sh \
+	%reldir%/cli/exit_codes.sh \
+	%reldir%/cli/json.sh \
+	%reldir%/cli/output.sh \
+	%reldir%/cli/info.sh

@@ -1,0 +1,72 @@
+# tests/kernels.mk: the SpMV kernel tests.
+# spmv_<variant> checks the variant's CPU reference against a plain CSR loop (always runs);
+# spmv_<variant>_gpu, the same source built with SPS_TEST_GPU, checks the GPU kernel against
+# the CPU reference and exits 77 without a GPU. spmv_large runs every variant on the two large
+# shared matrices, reading each once. spmv_bitwise checks that the compensated variants (CPU
+# references; GPU kernels in spmv_bitwise_gpu) give bitwise the CPU csr-scalar reference's y
+# on badly scaled and cancelling random rows and on the bundled and shared matrices.
+SPS_SPMV_TESTS =
+SPS_SPMV_TESTS += %reldir%/kernels/spmv_csr_scalar %reldir%/kernels/spmv_csr_scalar_gpu
+SPS_SPMV_TESTS += %reldir%/kernels/spmv_csr_vector %reldir%/kernels/spmv_csr_vector_gpu
+SPS_SPMV_TESTS += %reldir%/kernels/spmv_ell %reldir%/kernels/spmv_ell_gpu
+SPS_SPMV_TESTS += %reldir%/kernels/spmv_coo %reldir%/kernels/spmv_coo_gpu
+SPS_SPMV_TESTS += %reldir%/kernels/spmv_hyb %reldir%/kernels/spmv_hyb_gpu
+SPS_SPMV_TESTS += %reldir%/kernels/spmv_merge %reldir%/kernels/spmv_merge_gpu
+SPS_SPMV_TESTS += %reldir%/kernels/spmv_blockwise %reldir%/kernels/spmv_blockwise_gpu
+SPS_SPMV_TESTS += %reldir%/kernels/spmv_cusparse %reldir%/kernels/spmv_cusparse_gpu
+SPS_SPMV_TESTS += %reldir%/kernels/spmv_large %reldir%/kernels/spmv_large_gpu
+SPS_SPMV_TESTS += %reldir%/kernels/spmv_bitwise %reldir%/kernels/spmv_bitwise_gpu
+check_PROGRAMS += $(SPS_SPMV_TESTS)
+TESTS += $(SPS_SPMV_TESTS)
+EXTRA_DIST += %reldir%/kernels/spmv_check.h
+
+%canon_reldir%_kernels_spmv_csr_scalar_SOURCES = %reldir%/kernels/spmv_csr_scalar.c
+%canon_reldir%_kernels_spmv_csr_scalar_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_spmv_csr_scalar_gpu_SOURCES = %reldir%/kernels/spmv_csr_scalar.c
+%canon_reldir%_kernels_spmv_csr_scalar_gpu_CPPFLAGS = $(AM_CPPFLAGS) -DSPS_TEST_GPU
+%canon_reldir%_kernels_spmv_csr_scalar_gpu_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_spmv_csr_vector_SOURCES = %reldir%/kernels/spmv_csr_vector.c
+%canon_reldir%_kernels_spmv_csr_vector_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_spmv_csr_vector_gpu_SOURCES = %reldir%/kernels/spmv_csr_vector.c
+%canon_reldir%_kernels_spmv_csr_vector_gpu_CPPFLAGS = $(AM_CPPFLAGS) -DSPS_TEST_GPU
+%canon_reldir%_kernels_spmv_csr_vector_gpu_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_spmv_ell_SOURCES = %reldir%/kernels/spmv_ell.c
+%canon_reldir%_kernels_spmv_ell_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_spmv_ell_gpu_SOURCES = %reldir%/kernels/spmv_ell.c
+%canon_reldir%_kernels_spmv_ell_gpu_CPPFLAGS = $(AM_CPPFLAGS) -DSPS_TEST_GPU
+%canon_reldir%_kernels_spmv_ell_gpu_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_spmv_coo_SOURCES = %reldir%/kernels/spmv_coo.c
+%canon_reldir%_kernels_spmv_coo_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_spmv_coo_gpu_SOURCES = %reldir%/kernels/spmv_coo.c
+%canon_reldir%_kernels_spmv_coo_gpu_CPPFLAGS = $(AM_CPPFLAGS) -DSPS_TEST_GPU
+%canon_reldir%_kernels_spmv_coo_gpu_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_spmv_hyb_SOURCES = %reldir%/kernels/spmv_hyb.c
+%canon_reldir%_kernels_spmv_hyb_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_spmv_hyb_gpu_SOURCES = %reldir%/kernels/spmv_hyb.c
+%canon_reldir%_kernels_spmv_hyb_gpu_CPPFLAGS = $(AM_CPPFLAGS) -DSPS_TEST_GPU
+%canon_reldir%_kernels_spmv_hyb_gpu_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_spmv_merge_SOURCES = %reldir%/kernels/spmv_merge.c
+%canon_reldir%_kernels_spmv_merge_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_spmv_merge_gpu_SOURCES = %reldir%/kernels/spmv_merge.c
+%canon_reldir%_kernels_spmv_merge_gpu_CPPFLAGS = $(AM_CPPFLAGS) -DSPS_TEST_GPU
+%canon_reldir%_kernels_spmv_merge_gpu_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_spmv_blockwise_SOURCES = %reldir%/kernels/spmv_blockwise.c
+%canon_reldir%_kernels_spmv_blockwise_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_spmv_blockwise_gpu_SOURCES = %reldir%/kernels/spmv_blockwise.c
+%canon_reldir%_kernels_spmv_blockwise_gpu_CPPFLAGS = $(AM_CPPFLAGS) -DSPS_TEST_GPU
+%canon_reldir%_kernels_spmv_blockwise_gpu_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_spmv_cusparse_SOURCES = %reldir%/kernels/spmv_cusparse.c
+%canon_reldir%_kernels_spmv_cusparse_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_spmv_cusparse_gpu_SOURCES = %reldir%/kernels/spmv_cusparse.c
+%canon_reldir%_kernels_spmv_cusparse_gpu_CPPFLAGS = $(AM_CPPFLAGS) -DSPS_TEST_GPU
+%canon_reldir%_kernels_spmv_cusparse_gpu_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_spmv_large_SOURCES = %reldir%/kernels/spmv_large.c
+%canon_reldir%_kernels_spmv_large_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_spmv_large_gpu_SOURCES = %reldir%/kernels/spmv_large.c
+%canon_reldir%_kernels_spmv_large_gpu_CPPFLAGS = $(AM_CPPFLAGS) -DSPS_TEST_GPU
+%canon_reldir%_kernels_spmv_large_gpu_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_spmv_bitwise_SOURCES = %reldir%/kernels/spmv_bitwise.c
+%canon_reldir%_kernels_spmv_bitwise_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_spmv_bitwise_gpu_SOURCES = %reldir%/kernels/spmv_bitwise.c
+%canon_reldir%_kernels_spmv_bitwise_gpu_CPPFLAGS = $(AM_CPPFLAGS) -DSPS_TEST_GPU
+%canon_reldir%_kernels_spmv_bitwise_gpu_LDADD = $(TEST_LDADD)

@@ -1,0 +1,14 @@
+/* spmv_csr_vector.c: tests of the csr-vector SpMV variant: its CPU reference against a plain CSR loop and, built with SPS_TEST_GPU, its GPU kernel against that reference.
+ *
+ * Every matrix of spmv_check.h's list (synthetic edge cases, bundled and shared matrices),
+ * (alpha, beta) = (1, 0) with NaN in y and (2.5, -0.75), per-row tolerance
+ * 2*(len_i + 2)*eps*(|alpha| sum_j |a_ij x_j| + |beta y_i|); apply before setup.
+ * Also: every threads-per-row setting (0 = the mean-length rule, 2, 4, 8, 16, 32).
+ */
+#include "spmv_check.h"
+
+int main(void)
+{
+  static const int tprs[] = {0, 2, 4, 8, 16, 32};
+  return spmv_variant_main(SPS_SPMV_CSR_VECTOR, tprs, 6);
+}

@@ -1,0 +1,18 @@
+# tests/local.mk: the test suite; each group of tests has its own fragment.
+# Test programs exit 0 (pass), 1 (fail), 77 (skip: no GPU, no shared matrices), 99 (hard error)
+# and print TAP lines for the reader of their log.
+AM_TESTS_ENVIRONMENT = \
+	SPS_TEST_DATA='$(abs_top_srcdir)/tests/data'; export SPS_TEST_DATA; \
+	SPS_BUILDDIR='$(abs_top_builddir)'; export SPS_BUILDDIR; \
+	SPS_SRCDIR='$(abs_top_srcdir)'; export SPS_SRCDIR; \
+	PYTHON3='$(PYTHON3)'; export PYTHON3; \
+	if test -z "$$SPS_MATRICES" && test -f '$(abs_top_srcdir)/../shared/matrices/MANIFEST.tsv'; then \
+	  SPS_MATRICES='$(abs_top_srcdir)/../shared/matrices'; export SPS_MATRICES; fi;
+
+TEST_LDADD = libspsolve.la
+EXTRA_DIST += %reldir%/testlib.h %reldir%/data
+
+include %reldir%/io.mk
+include %reldir%/solvers.mk
+include %reldir%/cli.mk
+include %reldir%/kernels.mk

@@ -1,0 +1,34 @@
+# tests/solvers.mk: unit tests of the vector ops and the Krylov solvers, and the solver regressions on the real matrices.
+check_PROGRAMS += tests/unit/vector_ops tests/unit/solvers
+TESTS += tests/unit/vector_ops tests/unit/solvers
+tests_unit_vector_ops_SOURCES = %reldir%/unit/vector_ops.c
+tests_unit_vector_ops_LDADD = $(TEST_LDADD)
+tests_unit_solvers_SOURCES = %reldir%/unit/solvers.c
+tests_unit_solvers_LDADD = $(TEST_LDADD)
+check_PROGRAMS += tests/regress/solvers
+TESTS += tests/regress/solvers %reldir%/regress/regress-cuda.sh
+tests_regress_solvers_SOURCES = %reldir%/regress/solvers.c
+tests_regress_solvers_LDADD = $(TEST_LDADD)
+EXTRA_DIST += %reldir%/regress/regress-cuda.sh
+# Device-driven GMRES(m) and BiCGSTAB steps of the backend ops table (core/krylov_state.h).
+check_PROGRAMS += tests/unit/krylov_steps
+TESTS += tests/unit/krylov_steps
+tests_unit_krylov_steps_SOURCES = %reldir%/unit/krylov_steps.c
+tests_unit_krylov_steps_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core -I$(top_srcdir)/spmv -I$(top_srcdir)/tests
+tests_unit_krylov_steps_LDADD = $(TEST_LDADD)
+# Compensated sums (core/compensated_sum.h), and the CPU against the CUDA backend on every
+# square shared matrix (skips without a GPU).
+check_PROGRAMS += tests/unit/compensated_sum tests/regress/cpu_vs_gpu
+TESTS += tests/unit/compensated_sum tests/regress/cpu_vs_gpu
+tests_unit_compensated_sum_SOURCES = %reldir%/unit/compensated_sum.c
+tests_unit_compensated_sum_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core -I$(top_srcdir)/tests
+tests_unit_compensated_sum_LDADD = $(TEST_LDADD)
+tests_regress_cpu_vs_gpu_SOURCES = %reldir%/regress/cpu_vs_gpu.c
+tests_regress_cpu_vs_gpu_LDADD = $(TEST_LDADD)
+# Every square shared matrix with the defaults (automatic method and preconditioner), on the
+# CPU and (defaults-cuda.sh) on the GPU with the same expectations.
+check_PROGRAMS += tests/regress/defaults
+TESTS += tests/regress/defaults %reldir%/regress/defaults-cuda.sh
+tests_regress_defaults_SOURCES = %reldir%/regress/defaults.c
+tests_regress_defaults_LDADD = $(TEST_LDADD)
+EXTRA_DIST += %reldir%/regress/defaults-cuda.sh

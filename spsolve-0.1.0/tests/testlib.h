@@ -1,0 +1,167 @@
+/* testlib.h: the small test harness of spsolve's test programs: TAP lines, exit codes 0 pass, 1 fail, 77 skip, 99 hard error. */
+#ifndef SPS_TESTLIB_H
+#define SPS_TESTLIB_H
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spsolve.h"
+
+#define SPS_TEST_PASS 0
+#define SPS_TEST_FAIL 1
+#define SPS_TEST_SKIP 77
+#define SPS_TEST_ERROR 99
+
+static int sps_test_count_ = 0;
+static int sps_test_failed_ = 0;
+
+/* Print "ok N - msg" or "not ok N - msg"; returns cond. */
+static inline int sps_ok(int cond, const char *fmt, ...)
+{
+  va_list ap;
+  sps_test_count_++;
+  if (!cond) sps_test_failed_++;
+  printf("%s %d - ", cond ? "ok" : "not ok", sps_test_count_);
+  va_start(ap, fmt);
+  vprintf(fmt, ap);
+  va_end(ap);
+  printf("\n");
+  fflush(stdout);
+  return cond;
+}
+
+/* A diagnostic line. */
+static inline void sps_diag(const char *fmt, ...)
+{
+  va_list ap;
+  printf("# ");
+  va_start(ap, fmt);
+  vprintf(fmt, ap);
+  va_end(ap);
+  printf("\n");
+  fflush(stdout);
+}
+
+/* Skip the whole program (exit 77) with a reason. */
+static inline void sps_skip_all(const char *why)
+{
+  printf("1..0 # SKIP %s\n", why);
+  fflush(stdout);
+  exit(SPS_TEST_SKIP);
+}
+
+/* A failure of the test itself, not of the code under test (exit 99). */
+static inline void sps_bail(const char *fmt, ...)
+{
+  va_list ap;
+  printf("Bail out! ");
+  va_start(ap, fmt);
+  vprintf(fmt, ap);
+  va_end(ap);
+  printf("\n");
+  fflush(stdout);
+  exit(SPS_TEST_ERROR);
+}
+
+/* Print the plan and return the exit code: 0 when every check passed, 1 otherwise. */
+static inline int sps_done(void)
+{
+  printf("1..%d\n", sps_test_count_);
+  if (sps_test_failed_) printf("# %d of %d checks failed\n", sps_test_failed_, sps_test_count_);
+  return sps_test_failed_ ? SPS_TEST_FAIL : SPS_TEST_PASS;
+}
+
+/* Deterministic random numbers (splitmix64), never rand(). */
+typedef struct sps_rng {
+  uint64_t s;
+} sps_rng;
+
+static inline uint64_t sps_rng_next(sps_rng *r)
+{
+  uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/* Uniform in [-1, 1). */
+static inline double sps_rng_uniform(sps_rng *r)
+{
+  return (double)(sps_rng_next(r) >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+/* Directory of the bundled test matrices (tests/data), from SPS_TEST_DATA. */
+static inline const char *sps_test_data_dir(void)
+{
+  const char *d = getenv("SPS_TEST_DATA");
+  return d && *d ? d : "tests/data";
+}
+
+/* Directory of the shared real matrices, from SPS_MATRICES; NULL when absent. */
+static inline const char *sps_test_matrices_dir(void)
+{
+  const char *d = getenv("SPS_MATRICES");
+  if (!d || !*d) return NULL;
+  char probe[4096];
+  snprintf(probe, sizeof probe, "%s/MANIFEST.tsv", d);
+  FILE *f = fopen(probe, "r");
+  if (!f) return NULL;
+  fclose(f);
+  return d;
+}
+
+/* A CUDA context when a GPU is usable, else skip the program (77). */
+static inline sps_context *sps_test_cuda_context_or_skip(void)
+{
+  sps_context *ctx = NULL;
+  if (!sps_have_cuda()) sps_skip_all("built without CUDA");
+  int count = 0;
+  sps_cuda_device_query(&count, NULL, 0);
+  if (count <= 0) sps_skip_all("no usable CUDA device");
+  if (sps_context_create(&ctx, SPS_DEVICE_CUDA, 0) != SPS_SUCCESS)
+    sps_bail("CUDA context creation failed: %s", sps_context_create_error());
+  return ctx;
+}
+
+/* The context of SPS_TEST_DEVICE: "cuda" (skip 77 without a GPU) or the CPU, the default. */
+static inline sps_context *sps_test_context(void)
+{
+  const char *dev = getenv("SPS_TEST_DEVICE");
+  if (dev && strcmp(dev, "cuda") == 0) return sps_test_cuda_context_or_skip();
+  sps_context *ctx = NULL;
+  if (sps_context_create(&ctx, SPS_DEVICE_CPU, 0) != SPS_SUCCESS)
+    sps_bail("CPU context: %s", sps_context_create_error());
+  return ctx;
+}
+
+/* y <- A x on the host by the plain row loop, from A's borrowed CSR arrays. */
+static inline void sps_test_host_mv(const sps_matrix *A, const double *x, double *y)
+{
+  int64_t m;
+  const int64_t *rp;
+  const int32_t *ci;
+  const double *va;
+  sps_matrix_get_size(A, &m, NULL, NULL);
+  sps_matrix_get_csr(A, &rp, &ci, &va);
+  for (int64_t i = 0; i < m; i++) {
+    double s = 0.0;
+    for (int64_t k = rp[i]; k < rp[i + 1]; k++)
+      s += va[k] * x[ci[k]];
+    y[i] = s;
+  }
+}
+
+/* ||v||_2 by the plain loop. */
+static inline double sps_test_norm2(const double *v, int64_t n)
+{
+  double s = 0.0;
+  for (int64_t i = 0; i < n; i++)
+    s += v[i] * v[i];
+  return sqrt(s);
+}
+
+#endif /* SPS_TESTLIB_H */

@@ -1,0 +1,512 @@
+/* mm_read.c: tests of the Matrix Market reader and writer: every kind of bad input (status, file:line message, no matrix), good files, gzip, vectors, bit-exact round trips. */
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+
+#include <float.h>
+#include <unistd.h>
+
+#include "testlib.h"
+
+static sps_context *ctx;
+static char tmpdir[64];
+
+static const char *bad_path(const char *name)
+{
+  static char path[4096];
+  snprintf(path, sizeof path, "%s/bad/%s", sps_test_data_dir(), name);
+  return path;
+}
+
+static const char *tmp_path(const char *name)
+{
+  static char path[256];
+  snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+  return path;
+}
+
+static void write_file(const char *path, const char *text)
+{
+  FILE *f = fopen(path, "wb");
+  if (!f || fputs(text, f) < 0 || fclose(f) != 0) sps_bail("cannot write %s", path);
+}
+
+/*
+ * Read a bad matrix file: the status, "path:line:" (line 0: just "path:") and a phrase must
+ * appear in the message, and no matrix may come back.
+ */
+static void expect_bad_matrix(const char *name, sps_status want, int line, const char *phrase)
+{
+  const char *path = bad_path(name);
+  sps_matrix *A = (sps_matrix *)&A; /* not NULL, so the reader must reset it */
+  sps_status st = sps_matrix_read_mm(ctx, &A, path, 0);
+  const char *msg = sps_context_last_error(ctx);
+  char where[4200];
+  if (line > 0)
+    snprintf(where, sizeof where, "%s:%d: ", path, line);
+  else
+    snprintf(where, sizeof where, "%s: ", path);
+  int ok = st == want && A == NULL && strstr(msg, where) == msg && strstr(msg, phrase) != NULL;
+  sps_ok(ok, "%s: %s at line %d ('%s')", name, sps_status_name(want), line, phrase);
+  if (!ok) sps_diag("got %s, A %s, message: %s", sps_status_name(st), A ? "set" : "NULL", msg);
+}
+
+static void expect_bad_vector(const char *name, sps_status want, int line, const char *phrase)
+{
+  const char *path = bad_path(name);
+  sps_vector *v = (sps_vector *)&v;
+  sps_status st = sps_vector_read_mm(ctx, &v, path, 0);
+  const char *msg = sps_context_last_error(ctx);
+  char where[4200];
+  snprintf(where, sizeof where, "%s:%d: ", path, line);
+  int ok = st == want && v == NULL && strstr(msg, where) == msg && strstr(msg, phrase) != NULL;
+  sps_ok(ok, "vector %s: %s at line %d ('%s')", name, sps_status_name(want), line, phrase);
+  if (!ok) sps_diag("got %s, v %s, message: %s", sps_status_name(st), v ? "set" : "NULL", msg);
+}
+
+static void test_bad_input(void)
+{
+  expect_bad_matrix("empty.mtx", SPS_ERR_IO, 1, "empty file");
+  expect_bad_matrix("missing_banner.mtx", SPS_ERR_IO, 1, "missing banner");
+  expect_bad_matrix("malformed_banner.mtx", SPS_ERR_IO, 1, "malformed banner");
+  expect_bad_matrix("unknown_object.mtx", SPS_ERR_IO, 1, "unknown object 'vector'");
+  expect_bad_matrix("unknown_format.mtx", SPS_ERR_IO, 1, "unknown format 'coordinat'");
+  expect_bad_matrix("unknown_field.mtx", SPS_ERR_IO, 1, "unknown field 'float'");
+  expect_bad_matrix("unknown_symmetry.mtx", SPS_ERR_IO, 1, "unknown symmetry 'symmetrical'");
+  expect_bad_matrix("no_size_line.mtx", SPS_ERR_IO, 4, "ends before the size line");
+  expect_bad_matrix("size_line_short.mtx", SPS_ERR_IO, 3, "malformed size line");
+  expect_bad_matrix("size_line_not_integer.mtx", SPS_ERR_IO, 2, "'x' is not an integer");
+  expect_bad_matrix("size_line_trailing.mtx", SPS_ERR_IO, 2, "malformed size line");
+  expect_bad_matrix("size_negative.mtx", SPS_ERR_IO, 2, "negative row count -3");
+  expect_bad_matrix("size_above_int32.mtx", SPS_ERR_SIZE, 2, "32-bit index limit");
+  expect_bad_matrix("size_overflow.mtx", SPS_ERR_SIZE, 2, "too large");
+  expect_bad_matrix("symmetric_rectangular.mtx", SPS_ERR_IO, 2, "must be square");
+  expect_bad_matrix("truncated.mtx", SPS_ERR_IO, 6, "ends after 3 of the 5 entries");
+  expect_bad_matrix("too_many_entries.mtx", SPS_ERR_IO, 5, "more entries than the 2 declared");
+  expect_bad_matrix("row_out_of_range.mtx", SPS_ERR_IO, 4, "row index 11 is outside 1..10");
+  expect_bad_matrix("col_out_of_range.mtx", SPS_ERR_IO, 7, "column index 12 is outside 1..10");
+  expect_bad_matrix("zero_index.mtx", SPS_ERR_IO, 4, "row index 0 is outside 1..10");
+  expect_bad_matrix("negative_index.mtx", SPS_ERR_IO, 4, "row index -1 is outside 1..10");
+  expect_bad_matrix("bad_index.mtx", SPS_ERR_IO, 4, "bad row index '2x'");
+  expect_bad_matrix("missing_column.mtx", SPS_ERR_IO, 4, "missing column index");
+  expect_bad_matrix("missing_value.mtx", SPS_ERR_IO, 4, "missing value");
+  expect_bad_matrix("symmetric_upper.mtx", SPS_ERR_IO, 5, "above the diagonal");
+  expect_bad_matrix("skew_diagonal.mtx", SPS_ERR_IO, 4, "diagonal entry (2, 2)");
+  expect_bad_matrix("bad_value.mtx", SPS_ERR_IO, 4, "bad real value 'abc'");
+  expect_bad_matrix("bad_value_suffix.mtx", SPS_ERR_IO, 4, "bad real value '1.5x'");
+  expect_bad_matrix("trailing_garbage.mtx", SPS_ERR_IO, 4, "unexpected text 'xyz'");
+  expect_bad_matrix("pattern_with_value.mtx", SPS_ERR_IO, 4, "unexpected text '2.0'");
+  expect_bad_matrix("nan_value.mtx", SPS_ERR_IO, 4, "'nan' is not finite");
+  expect_bad_matrix("inf_value.mtx", SPS_ERR_IO, 5, "'-Inf' is not finite");
+  expect_bad_matrix("overflow_value.mtx", SPS_ERR_IO, 3, "'1e999' is not finite");
+  expect_bad_matrix("integer_fraction.mtx", SPS_ERR_IO, 4, "bad integer value '2.5'");
+  expect_bad_matrix("complex.mtx", SPS_ERR_UNSUPPORTED, 1, "complex");
+  expect_bad_matrix("hermitian.mtx", SPS_ERR_UNSUPPORTED, 1, "hermitian");
+  expect_bad_matrix("array_matrix.mtx", SPS_ERR_UNSUPPORTED, 1, "array");
+  expect_bad_matrix("array_pattern.mtx", SPS_ERR_IO, 1, "pattern");
+  expect_bad_matrix("does_not_exist.mtx", SPS_ERR_IO, 0, "cannot open: No such file or directory");
+#ifdef SPS_HAVE_ZLIB
+  expect_bad_matrix("truncated.mtx.gz", SPS_ERR_IO, 0, "read error");
+#else
+  expect_bad_matrix("truncated.mtx.gz", SPS_ERR_UNSUPPORTED, 0, "no zlib");
+#endif
+
+  /* NaN and Inf are accepted on request. */
+  sps_matrix *A = NULL;
+  const double *val;
+  sps_status st = sps_matrix_read_mm(ctx, &A, bad_path("inf_value.mtx"), SPS_MM_ALLOW_NONFINITE);
+  int ok = st == SPS_SUCCESS && A;
+  if (ok) {
+    sps_matrix_get_csr(A, NULL, NULL, &val);
+    ok = isinf(val[2]) && val[2] < 0;
+  }
+  sps_ok(ok, "SPS_MM_ALLOW_NONFINITE accepts -Inf");
+  sps_matrix_destroy(&A);
+  st = sps_matrix_read_mm(ctx, &A, bad_path("nan_value.mtx"), SPS_MM_ALLOW_NONFINITE);
+  ok = st == SPS_SUCCESS && A;
+  if (ok) {
+    sps_matrix_get_csr(A, NULL, NULL, &val);
+    ok = isnan(val[1]);
+  }
+  sps_ok(ok, "SPS_MM_ALLOW_NONFINITE accepts nan");
+  sps_matrix_destroy(&A);
+
+  expect_bad_vector("vector_truncated.mtx", SPS_ERR_IO, 6, "ends after 3 of the 4 entries");
+  expect_bad_vector("vector_too_many.mtx", SPS_ERR_IO, 5, "more entries than the 2 declared");
+  expect_bad_vector("vector_coordinate_col.mtx", SPS_ERR_IO, 4, "column index 2 is outside 1..1");
+  expect_bad_vector("vector_two_values.mtx", SPS_ERR_IO, 3, "unexpected text '2.0'");
+  expect_bad_vector("array_matrix.mtx", SPS_ERR_SIZE, 2, "one column");
+  expect_bad_vector("bad_value.mtx", SPS_ERR_SIZE, 2, "one column");
+}
+
+/* Read text written to a temporary file; the dense copy of A (row-major) goes to dense. */
+static sps_matrix *read_text(const char *name, const char *text, int64_t m, int64_t n,
+                             int64_t nnz, sps_symmetry sym)
+{
+  const char *path = tmp_path(name);
+  write_file(path, text);
+  sps_matrix *A = NULL;
+  sps_status st = sps_matrix_read_mm(ctx, &A, path, 0);
+  if (!sps_ok(st == SPS_SUCCESS, "%s reads", name)) {
+    sps_diag("%s: %s", sps_status_name(st), sps_context_last_error(ctx));
+    return NULL;
+  }
+  int64_t rm, rn, rz;
+  sps_symmetry rs;
+  sps_matrix_get_size(A, &rm, &rn, &rz);
+  sps_matrix_get_symmetry(A, &rs);
+  sps_ok(rm == m && rn == n && rz == nnz && rs == sym, "%s: %lld x %lld, %lld entries, symmetry %d",
+         name, (long long)m, (long long)n, (long long)nnz, (int)sym);
+  return A;
+}
+
+/* The CSR of A equals the given arrays exactly, with every row sorted. */
+static int csr_equals(const sps_matrix *A, int64_t m, const int64_t *rp, const int32_t *ci,
+                      const double *va)
+{
+  const int64_t *r;
+  const int32_t *c;
+  const double *v;
+  if (!A) return 0;
+  sps_matrix_get_csr(A, &r, &c, &v);
+  for (int64_t i = 0; i <= m; i++)
+    if (r[i] != rp[i]) return 0;
+  for (int64_t k = 0; k < rp[m]; k++)
+    if (c[k] != ci[k] || memcmp(&v[k], &va[k], sizeof(double)) != 0) return 0;
+  return 1;
+}
+
+static void test_good_matrices(void)
+{
+  sps_matrix *A;
+
+  /* General, unsorted entries, duplicates summed, explicit zero kept, empty row 3. */
+  A = read_text("general.mtx",
+                "%%MatrixMarket matrix coordinate real general\n"
+                "% comment\n"
+                "4 3 7\n"
+                "2 3 5.0\n"
+                "1 2 -1.5\n"
+                "1 1 2.0\n"
+                "2 1 0.0\n"
+                "4 2 1e-3\n"
+                "1 2 0.25\n"
+                "2 3 -2.0\n",
+                4, 3, 5, SPS_SYMMETRY_GENERAL);
+  {
+    const int64_t rp[] = {0, 2, 4, 4, 5};
+    const int32_t ci[] = {0, 1, 0, 2, 1};
+    const double va[] = {2.0, -1.25, 0.0, 3.0, 1e-3};
+    sps_ok(csr_equals(A, 4, rp, ci, va), "general: sorted, duplicates summed, zero kept");
+  }
+  sps_matrix_destroy(&A);
+
+  /* Symmetric: lower triangle mirrored; upper-case keywords; blank lines before the size line. */
+  A = read_text("symmetric.mtx",
+                "%%MATRIXMARKET Matrix Coordinate REAL Symmetric\n"
+                "\n"
+                "% comment\n"
+                "   \n"
+                "3 3 4\n"
+                "1 1 4.0\n"
+                "3 1 -1.0\n"
+                "2 2 5.0\n"
+                "3 2 -2.0\n",
+                3, 3, 6, SPS_SYMMETRY_SYMMETRIC);
+  {
+    const int64_t rp[] = {0, 2, 4, 6};
+    const int32_t ci[] = {0, 2, 1, 2, 0, 1};
+    const double va[] = {4.0, -1.0, 5.0, -2.0, -1.0, -2.0};
+    sps_ok(csr_equals(A, 3, rp, ci, va), "symmetric: expanded to full storage");
+  }
+  sps_matrix_destroy(&A);
+
+  /* Skew-symmetric: a_ji = -a_ij. */
+  A = read_text("skew.mtx",
+                "%%MatrixMarket matrix coordinate real skew-symmetric\n"
+                "3 3 2\n"
+                "2 1 1.5\n"
+                "3 2 -4.0\n",
+                3, 3, 4, SPS_SYMMETRY_SKEW);
+  {
+    const int64_t rp[] = {0, 1, 3, 4};
+    const int32_t ci[] = {1, 0, 2, 1};
+    const double va[] = {-1.5, 1.5, 4.0, -4.0};
+    sps_ok(csr_equals(A, 3, rp, ci, va), "skew-symmetric: mirrored with negated values");
+  }
+  sps_matrix_destroy(&A);
+
+  /* Pattern: values 1; CRLF line endings; tabs between fields; no final newline. */
+  A = read_text("pattern.mtx",
+                "%%MatrixMarket matrix coordinate pattern general\r\n"
+                "% comment\r\n"
+                "2 3 3\r\n"
+                "2\t3\r\n"
+                "1 1 \r\n"
+                "2 1",
+                2, 3, 3, SPS_SYMMETRY_GENERAL);
+  {
+    const int64_t rp[] = {0, 1, 3};
+    const int32_t ci[] = {0, 0, 2};
+    const double va[] = {1.0, 1.0, 1.0};
+    sps_ok(csr_equals(A, 2, rp, ci, va), "pattern with CRLF: values 1");
+  }
+  sps_matrix_destroy(&A);
+
+  /* Integer field, symmetric pattern of duplicates on the diagonal. */
+  A = read_text("integer.mtx",
+                "%%MatrixMarket matrix coordinate integer symmetric\n"
+                "2 2 4\n"
+                "1 1 3\n"
+                "2 1 -7\n"
+                "1 1 +4\n"
+                "2 2 -0\n",
+                2, 2, 4, SPS_SYMMETRY_SYMMETRIC);
+  {
+    const int64_t rp[] = {0, 2, 4};
+    const int32_t ci[] = {0, 1, 0, 1};
+    const double va[] = {7.0, -7.0, -7.0, -0.0};
+    sps_ok(csr_equals(A, 2, rp, ci, va), "integer symmetric: duplicates summed, -0 kept");
+  }
+  sps_matrix_destroy(&A);
+
+  /* nnz = 0 and an empty 0 x 0 matrix. */
+  A = read_text("empty_entries.mtx", "%%MatrixMarket matrix coordinate real general\n5 4 0\n", 5,
+                4, 0, SPS_SYMMETRY_GENERAL);
+  sps_matrix_destroy(&A);
+  A = read_text("zero_by_zero.mtx", "%%MatrixMarket matrix coordinate real general\n0 0 0\n", 0,
+                0, 0, SPS_SYMMETRY_GENERAL);
+  sps_matrix_destroy(&A);
+}
+
+/* The bundled gzipped matrices, against tests/data/README.md. */
+static void test_bundled(void)
+{
+  static const struct {
+    const char *name;
+    int64_t m, n, stored, full;
+    sps_symmetry sym;
+  } mats[] = {
+      {"nos3.mtx.gz", 960, 960, 8402, 15844, SPS_SYMMETRY_SYMMETRIC},
+      {"1138_bus.mtx.gz", 1138, 1138, 2596, 4054, SPS_SYMMETRY_SYMMETRIC},
+      {"bcsstk14.mtx.gz", 1806, 1806, 32630, 63454, SPS_SYMMETRY_SYMMETRIC},
+      {"orsreg_1.mtx.gz", 2205, 2205, 14133, 14133, SPS_SYMMETRY_GENERAL},
+      {"watt_2.mtx.gz", 1856, 1856, 11550, 11550, SPS_SYMMETRY_GENERAL},
+      {"add20.mtx.gz", 2395, 2395, 17319, 17319, SPS_SYMMETRY_GENERAL},
+      {"ash219.mtx.gz", 219, 85, 438, 438, SPS_SYMMETRY_GENERAL},
+  };
+  char path[4096];
+  for (size_t k = 0; k < sizeof mats / sizeof mats[0]; k++) {
+    snprintf(path, sizeof path, "%s/%s", sps_test_data_dir(), mats[k].name);
+    sps_matrix *A = NULL;
+    sps_status st = sps_matrix_read_mm(ctx, &A, path, 0);
+#ifndef SPS_HAVE_ZLIB
+    sps_ok(st == SPS_ERR_UNSUPPORTED && !A, "%s refused without zlib", mats[k].name);
+    continue;
+#endif
+    if (!sps_ok(st == SPS_SUCCESS, "%s reads", mats[k].name)) {
+      sps_diag("%s", sps_context_last_error(ctx));
+      continue;
+    }
+    int64_t m, n, nnz;
+    sps_symmetry sym;
+    sps_matrix_get_size(A, &m, &n, &nnz);
+    sps_matrix_get_symmetry(A, &sym);
+    /* full = 2*stored - diagonal entries, for a symmetric matrix with a full diagonal. */
+    sps_ok(m == mats[k].m && n == mats[k].n && nnz == mats[k].full && sym == mats[k].sym,
+           "%s: %lld x %lld, %lld entries (got %lld x %lld, %lld)", mats[k].name,
+           (long long)mats[k].m, (long long)mats[k].n, (long long)mats[k].full, (long long)m,
+           (long long)n, (long long)nnz);
+    if (sym == SPS_SYMMETRY_SYMMETRIC) {
+      int is_sym = 0;
+      sps_matrix_check_symmetry(A, &is_sym);
+      sps_ok(is_sym, "%s: expanded matrix equals its transpose", mats[k].name);
+    }
+    sps_matrix_destroy(&A);
+  }
+
+  /* Known entries of nos3: its first data lines are "1 1 8.6867810000000e+01",
+     "2 1 4.8849813000000e-15", "3 1 -1.7463532000000e+01". */
+  snprintf(path, sizeof path, "%s/nos3.mtx.gz", sps_test_data_dir());
+  sps_matrix *A = NULL;
+  if (sps_matrix_read_mm(ctx, &A, path, 0) == SPS_SUCCESS) {
+    const int64_t *rp;
+    const int32_t *ci;
+    const double *va;
+    sps_matrix_get_csr(A, &rp, &ci, &va);
+    sps_ok(ci[0] == 0 && va[0] == 8.6867810000000e+01 && ci[1] == 1 &&
+               va[1] == 4.8849813000000e-15 && ci[2] == 2 && va[2] == -1.7463532000000e+01 &&
+               ci[rp[1]] == 0 && va[rp[1]] == 4.8849813000000e-15,
+           "nos3: a11, a12 = a21, a13 as in the file");
+    sps_matrix_destroy(&A);
+  }
+}
+
+static void test_vectors(void)
+{
+  sps_vector *v = NULL;
+  double x[4];
+  const char *path = tmp_path("array.mtx");
+  write_file(path, "%%MatrixMarket matrix array real general\n% b\n4 1\n1.5\n-2\n\n3e2\n 0.125 \n");
+  sps_status st = sps_vector_read_mm(ctx, &v, path, 0);
+  int ok = st == SPS_SUCCESS && v;
+  int64_t n = -1;
+  if (ok) {
+    sps_vector_get_size(v, &n);
+    ok = n == 4 && sps_vector_download(v, x, 4) == SPS_SUCCESS && x[0] == 1.5 && x[1] == -2.0 &&
+         x[2] == 300.0 && x[3] == 0.125;
+  }
+  sps_ok(ok, "vector: array file with a blank line");
+  sps_vector_destroy(&v);
+
+  path = tmp_path("coord.mtx");
+  write_file(path, "%%MatrixMarket matrix coordinate integer general\n4 1 3\n3 1 7\n1 1 -2\n3 1 1\n");
+  st = sps_vector_read_mm(ctx, &v, path, 0);
+  ok = st == SPS_SUCCESS && v;
+  if (ok) {
+    sps_vector_get_size(v, &n);
+    ok = n == 4 && sps_vector_download(v, x, 4) == SPS_SUCCESS && x[0] == -2.0 && x[1] == 0.0 &&
+         x[2] == 8.0 && x[3] == 0.0;
+  }
+  sps_ok(ok, "vector: coordinate n x 1, missing entries 0, duplicates summed");
+  sps_vector_destroy(&v);
+}
+
+/* Random finite doubles, with the special values the writer must keep exactly. */
+static void test_write_round_trip(void)
+{
+  enum { N = 2000 };
+  double *x = malloc(N * sizeof *x), *y = malloc(N * sizeof *y);
+  if (!x || !y) sps_bail("out of memory");
+  sps_rng rng = {42};
+  const double special[] = {-0.0, 0.0, 1e308, -1e308, DBL_MAX, DBL_MIN, 4.9406564584124654e-324,
+                            2.2250738585072009e-308, 1e-310, 0.1, 1.0 / 3.0, -123456789.125};
+  const int ns = (int)(sizeof special / sizeof special[0]);
+  for (int i = 0; i < N; i++) {
+    if (i < ns) {
+      x[i] = special[i];
+      continue;
+    }
+    uint64_t bits;
+    do {
+      bits = sps_rng_next(&rng);
+    } while (((bits >> 52) & 0x7ff) == 0x7ff); /* no NaN or Inf */
+    memcpy(&x[i], &bits, sizeof bits);
+  }
+  sps_vector *v = NULL, *w = NULL;
+  if (sps_vector_create(ctx, &v, N) || sps_vector_upload(v, x, N)) sps_bail("vector setup failed");
+  const char *path = tmp_path("written.mtx");
+  sps_status st = sps_vector_write_mm(v, path);
+  sps_ok(st == SPS_SUCCESS, "write %d values", N);
+  st = sps_vector_read_mm(ctx, &w, path, 0);
+  int ok = st == SPS_SUCCESS && w && sps_vector_download(w, y, N) == SPS_SUCCESS &&
+           memcmp(x, y, N * sizeof *x) == 0;
+  sps_ok(ok, "read back bit-exact (-0.0, subnormals, 1e308, random bit patterns)");
+  if (st) sps_diag("%s", sps_context_last_error(ctx));
+  sps_vector_destroy(&w);
+
+  const char *bad = "/nonexistent-directory-of-spsolve/x.mtx";
+  st = sps_vector_write_mm(v, bad);
+  const char *msg = sps_context_last_error(ctx);
+  sps_ok(st == SPS_ERR_IO && strstr(msg, bad) == msg && strstr(msg, "No such file"),
+         "write to an unwritable path: SPS_ERR_IO naming the file");
+  if (access("/dev/full", W_OK) == 0) {
+    st = sps_vector_write_mm(v, "/dev/full");
+    msg = sps_context_last_error(ctx);
+    sps_ok(st == SPS_ERR_IO && strstr(msg, "/dev/full: write failed") == msg,
+           "write to a full disk (/dev/full): SPS_ERR_IO");
+  }
+  sps_vector_destroy(&v);
+  free(x);
+  free(y);
+}
+
+/* Random decimal strings read through the parser must equal strtod bit for bit. */
+static void test_decimal_parser(void)
+{
+  enum { N = 60000 };
+  sps_rng rng = {7};
+  static const char *hard[] = {
+      "9007199254740993",        "9007199254740992",     "2.2250738585072011e-308",
+      "2.2250738585072012e-308", "4.9406564584124654e-324", "2.4703282292062328e-324",
+      "1.7976931348623157e308",  "1e23",                 "8.988465674311579e307",
+      "0.1",                     "123456789012345678901234567890", "1e-400",
+      "0.000000000000000000000000000000001", "7.2057594037927933e16", "1e22", "1e-22",
+      "3.0517578125e-05",        "-0",                   "+.5e1",    "5.",     "00012.5000e-0",
+      "1.00000000000000011102230246251565404236316680908203125"};
+  const int nh = (int)(sizeof hard / sizeof hard[0]);
+  char(*tok)[64] = malloc(N * sizeof *tok);
+  double *want = malloc(N * sizeof *want), *got = malloc(N * sizeof *got);
+  if (!tok || !want || !got) sps_bail("out of memory");
+  const char *path = tmp_path("decimals.mtx");
+  FILE *f = fopen(path, "w");
+  if (!f) sps_bail("cannot write %s", path);
+  fprintf(f, "%%%%MatrixMarket matrix array real general\n%d 1\n", N);
+  for (int i = 0; i < N; i++) {
+    if (i < nh) {
+      snprintf(tok[i], sizeof tok[i], "%s", hard[i]);
+    } else {
+      /* sign, 1..25 digits with a point somewhere or none, optional exponent */
+      int nd = 1 + (int)(sps_rng_next(&rng) % 25);
+      int point = (int)(sps_rng_next(&rng) % (uint64_t)(nd + 2)) - 1;
+      char *p = tok[i];
+      if (sps_rng_next(&rng) % 2) *p++ = '-';
+      for (int d = 0; d < nd; d++) {
+        if (d == point) *p++ = '.';
+        *p++ = (char)('0' + sps_rng_next(&rng) % 10);
+      }
+      uint64_t form = sps_rng_next(&rng) % 4;
+      if (form == 1) p += sprintf(p, "e%d", (int)(sps_rng_next(&rng) % 45) - 22);
+      if (form == 2) p += sprintf(p, "E%+d", (int)(sps_rng_next(&rng) % 640) - 330);
+      *p = '\0';
+    }
+    want[i] = strtod(tok[i], NULL);
+    if (!isfinite(want[i])) snprintf(tok[i], sizeof tok[i], "1"), want[i] = 1.0;
+    fprintf(f, "%s\n", tok[i]);
+  }
+  if (fclose(f) != 0) sps_bail("cannot write %s", path);
+  sps_vector *v = NULL;
+  sps_status st = sps_vector_read_mm(ctx, &v, path, 0);
+  int bad = -1;
+  if (st == SPS_SUCCESS && sps_vector_download(v, got, N) == SPS_SUCCESS) {
+    bad = 0;
+    for (int i = 0; i < N; i++)
+      if (memcmp(&want[i], &got[i], sizeof(double)) != 0) {
+        if (bad < 5) sps_diag("'%s': strtod %.17g, reader %.17g", tok[i], want[i], got[i]);
+        bad++;
+      }
+  } else {
+    sps_diag("%s", sps_context_last_error(ctx));
+  }
+  sps_ok(bad == 0, "%d random decimal strings parse to strtod's correctly rounded double", N);
+  sps_vector_destroy(&v);
+  free(tok);
+  free(want);
+  free(got);
+}
+
+static void remove_tmpdir(void)
+{
+  static const char *names[] = {"general.mtx", "symmetric.mtx", "skew.mtx", "pattern.mtx",
+                                "integer.mtx", "empty_entries.mtx", "zero_by_zero.mtx",
+                                "array.mtx", "coord.mtx", "written.mtx", "decimals.mtx"};
+  for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) remove(tmp_path(names[k]));
+  rmdir(tmpdir);
+}
+
+int main(void)
+{
+  snprintf(tmpdir, sizeof tmpdir, "/tmp/sps_mm_read_XXXXXX");
+  if (!mkdtemp(tmpdir)) sps_bail("cannot make a temporary directory");
+  if (sps_context_create(&ctx, SPS_DEVICE_CPU, 0) != SPS_SUCCESS)
+    sps_bail("CPU context: %s", sps_context_create_error());
+  test_bad_input();
+  test_good_matrices();
+  test_bundled();
+  test_vectors();
+  test_write_round_trip();
+  test_decimal_parser();
+  sps_context_destroy(&ctx);
+  remove_tmpdir();
+  return sps_done();
+}
