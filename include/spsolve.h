@@ -438,10 +438,11 @@ sps_status sps_solver_set_precond(sps_solver *solver, sps_precond_type precond);
 /**
  * Set a preconditioner parameter by name; takes effect at the next setup. The names, their
  * meaning, ranges and defaults (sps_precond_param_info() lists them):
- *  - "ilut.fill"      p >= 0: ILUT keeps at most p times as many entries in each row of L
- *                     (and of U) as that row of A has there (default 10)
+ *  - "ilut.fill"      p >= 0: a row of ILUT's L and U together keeps at most p times the
+ *                     off-diagonal entries of that row of A, half in L, half in U
+ *                     (default 10)
  *  - "ilut.drop"      tau >= 0: ILUT drops entries below tau times the 2-norm of the row
- *                     of A (default 1e-4)
+ *                     of A (an entry of L measured as l_ik u_kk) (default 1e-4)
  *  - "ilut.pivot"     0 <= t <= 1: ILUTP swaps columns when |a_ii| < t |a_ij| (default 0.1;
  *                     0 turns pivoting off)
  *  - "pivot.tol"      pivots |u_ii| below this times the largest |a_ij| of the row are

@@ -25,13 +25,18 @@ typedef struct sps_ilut_factors {
 } sps_ilut_factors;
 
 /*
- * ILUTP (Saad, Iterative Methods for Sparse Linear Systems, 2nd ed., Algorithms 10.6 and
- * its pivoting variant): row by row, with a dense work row, eliminate with the rows above,
- * drop entries below drop * ||row i of B||_2, keep the largest fill * nnz_L(row i of B)
- * entries of the L part and fill * nnz_U(row i of B) of the U part (at least 1 each when
- * the row has entries there), then, when pivot > 0 and |w_i| < pivot * max_{j>i} |w_j|,
- * swap column i with the column of that maximum. A pivot |u_ii| below pivot_tol times the
- * largest |b_ij| of the row is replaced by that value with its sign (+ for 0); counted.
+ * ILUTP (Saad, Iterative Methods for Sparse Linear Systems, 2nd ed., Algorithm 10.6 and
+ * its pivoting variant, 10.4.4; the details in ilut_factor.c): row by row, with a dense
+ * work row, eliminate with the rows above, drop entries below drop * ||row i of B||_2 (an L
+ * entry l_ik is measured as l_ik u_kk, before the division by the pivot), keep the largest
+ * round(fill * m_i / 2) entries of the L part and as many of the U part, m_i the
+ * off-diagonal entries of row i of B (at least 1 each when fill > 0 and m_i > 0; fill 0
+ * keeps the diagonal only), then, when pivot > 0 and |w_i| < pivot * max_{j>i} |w_j| over
+ * the kept entries, swap column i with the column of that maximum. A pivot |u_ii| below
+ * pivot_tol times the largest |b_ij| of the row (or zero, or NaN) is replaced by that value
+ * with its sign (+ for 0; 1 for a zero row); counted. B: every diagonal position stored.
+ * Returns SPS_ERR_ARGUMENT for a negative or NaN parameter, SPS_ERR_HOST_MEMORY; on failure
+ * *f is zeroed and nothing is left allocated.
  */
 sps_status sps_ilut_factor(sps_context *ctx, const sps_host_csr *B, double fill, double drop,
                            double pivot, double pivot_tol, sps_ilut_factors *f);

@@ -18,7 +18,8 @@ typedef struct param_spec {
 #define INT_PARAM(field) offsetof(sps_precond_params, field), 1
 
 static const param_spec params[] = {
-    {"ilut.fill", "ILUT: keep at most fill times the entries of the row of A in L and in U",
+    {"ilut.fill",
+     "ILUT: keep at most fill times the off-diagonal entries of the row of A, half in L, half in U",
      DOUBLE_PARAM(ilut_fill), 0.0, 1e6, 10.0},
     {"ilut.drop", "ILUT: drop entries below drop times the 2-norm of the row of A",
      DOUBLE_PARAM(ilut_drop), 0.0, 1.0, 1e-4},

@@ -17,7 +17,7 @@ typedef struct sps_precond sps_precond;
  * documents them for users).
  */
 typedef struct sps_precond_params {
-  double ilut_fill;  /* ILUT: at most fill * (entries of the row of A in L, resp. U) kept */
+  double ilut_fill;  /* ILUT: keep fill * (off-diagonal entries of the row of A) / 2 in L and in U */
   double ilut_drop;  /* ILUT: drop below drop * ||row of A||_2 */
   double ilut_pivot; /* ILUTP: swap columns when |a_ii| < pivot * |a_ij| (0: no pivoting) */
   double pivot_tol;  /* replace pivots |u_ii| < pivot_tol * max_j |a_ij| */

@@ -165,7 +165,8 @@ static sps_status cg_solve(sps_solver *s, const double *b, double *x, double rno
     SPS_CHECK(sps_solver_issue_batch(s, w->graph, CG_GRAPH_ITERATIONS, batch, cg_issue, w));
     SPS_CHECK(be->download(ctx, &h, w->S, sizeof h));
     rnorm = sqrt(h.rr);
-    if (s->monitor && s->monitor_every > 0 && h.it > it0) sps_solver_monitor(s, h.it, rnorm);
+    if (s->monitor && s->monitor_every > 0 && h.it > it0 && h.it % s->monitor_every == 0)
+      sps_solver_monitor(s, h.it, rnorm);
     const double rate = sps_solver_batch_rate(rnorm0_batch, rnorm, h.it - it0);
     batch = sps_solver_next_batch(s, batch, rate, rnorm, h.it, CG_GRAPH_ITERATIONS, CG_MAX_BATCH);
     switch (h.status) {
