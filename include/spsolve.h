@@ -150,7 +150,8 @@ typedef struct sps_precond_info {
   int64_t nnz_factors;     /**< entries of L and U (or of the blocks) */
   int levels_lower;        /**< level sets of the lower triangular solve */
   int levels_upper;        /**< level sets of the upper triangular solve */
-  int colors;              /**< colors of the multicolor ordering (0: natural order) */
+  int ordering;            /**< the symmetric ordering applied: 0 natural, 1 multicolor, 2 RCM */
+  int colors;              /**< colors of the multicolor ordering (0 without it) */
   double growth;           /**< ||M^-1 v||_2 / ||v||_2 for a fixed random v: the size of M^-1 */
   int block_size;          /**< bjacobi: rows per diagonal block */
   int degree;              /**< cheby: the degree of the polynomial */

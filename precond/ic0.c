@@ -47,7 +47,7 @@ static sps_status ic0_setup(sps_precond *pc, const sps_matrix *A)
   int64_t *dpos = NULL;
   ic0_data *d = NULL;
   const int64_t n = A->nrows;
-  SPS_TRY(sps_lu_factors_prepare(pc, A, 1, &B, &r));
+  SPS_TRY(sps_lu_factors_prepare(pc, A, 1, 0, &B, &r));
   SPS_TRY(sps_host_alloc(ctx, (void **)&dpos, n > 0 ? (size_t)n : 1, sizeof(int64_t),
                          "IC(0) diagonal positions"));
   SPS_TRY(sps_host_alloc(ctx, (void **)&diag0, n > 0 ? (size_t)n : 1, sizeof(double),

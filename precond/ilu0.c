@@ -106,7 +106,7 @@ static sps_status ilu0_setup(sps_precond *pc, const sps_matrix *A)
   sps_host_csr B = {0};
   sps_reorder r = {0};
   ilu0_data *d = NULL;
-  SPS_TRY(sps_lu_factors_prepare(pc, A, 0, &B, &r));
+  SPS_TRY(sps_lu_factors_prepare(pc, A, 0, 0, &B, &r));
   SPS_TRY(sps_host_calloc(ctx, (void **)&d, 1, sizeof *d, "ILU(0) data"));
   pc->data = d;
   SPS_TRY(sps_lu_factors_create(ctx, &d->f, &B, &r, NULL));

@@ -59,7 +59,7 @@ static sps_status ilut_setup(sps_precond *pc, const sps_matrix *A)
   sps_ilut_factors lu;
   memset(&lu, 0, sizeof lu);
   ilut_data *d = NULL;
-  SPS_TRY(sps_lu_factors_prepare(pc, A, 0, &B, &r));
+  SPS_TRY(sps_lu_factors_prepare(pc, A, 0, 1, &B, &r));
   SPS_TRY(sps_ilut_factor(ctx, &B, p->ilut_fill, p->ilut_drop, p->ilut_pivot, p->pivot_tol, &lu));
   SPS_TRY(assemble(ctx, &lu, &F));
   SPS_TRY(sps_host_calloc(ctx, (void **)&d, 1, sizeof *d, "ILUT data"));

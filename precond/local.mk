@@ -10,6 +10,8 @@ libspsolve_la_SOURCES += \
 	%reldir%/reorder.c \
 	%reldir%/coloring.h \
 	%reldir%/coloring.c \
+	%reldir%/rcm.h \
+	%reldir%/rcm.c \
 	%reldir%/trisolve.h \
 	%reldir%/trisolve.c \
 	%reldir%/lu_factors.h \

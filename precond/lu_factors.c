@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "coloring.h"
+#include "rcm.h"
 #include "lu_factors.h"
 
 /* Hand n-entry host data to new context memory (a copy; the host array stays the caller's). */
@@ -129,24 +130,28 @@ static sps_status compose_scale(sps_context *ctx, double **v, const int32_t *q, 
 }
 
 /*
- * The "ordering" rule: -1 colors a matrix of at least SPS_COLOR_MIN_N rows whose forward
- * substitution has more than n / SPS_COLOR_ROWS_PER_LEVEL level sets (a GPU solve would
- * wait on one level after another with too few rows each to fill the device). It depends
- * on the matrix only, so the CPU and the GPU make the same choice.
+ * The "ordering" rule. -1: ILUT (threshold) takes reverse Cuthill-McKee, which keeps the
+ * fill of its rows near the diagonal (as SuperLU's ILU takes COLAMD); ILU(0) and IC(0), whose
+ * pattern is A's, are put in multicolor order when A has at least SPS_COLOR_MIN_N rows and
+ * its forward substitution more than n / SPS_COLOR_ROWS_PER_LEVEL level sets (a GPU solve
+ * would wait on one level after another with too few rows each to fill the device). It
+ * depends on the matrix only, so the CPU and the GPU make the same choice. Returns 0 natural,
+ * 1 multicolor, 2 RCM.
  */
 #define SPS_COLOR_MIN_N 100000
 #define SPS_COLOR_ROWS_PER_LEVEL 10000
 
-static int want_coloring(sps_context *ctx, int ordering, const sps_host_csr *B)
+static int ordering_of(sps_context *ctx, int ordering, int threshold, const sps_host_csr *B)
 {
   if (ordering >= 0) return ordering;
+  if (threshold) return 2;
   if (B->n < SPS_COLOR_MIN_N) return 0;
   const int64_t levels = sps_host_csr_lower_levels(ctx, B);
   return levels > B->n / SPS_COLOR_ROWS_PER_LEVEL;
 }
 
 sps_status sps_lu_factors_prepare(sps_precond *pc, const sps_matrix *A, int symmetric,
-                                  sps_host_csr *B, sps_reorder *r)
+                                  int threshold, sps_host_csr *B, sps_reorder *r)
 {
   sps_context *ctx = pc->ctx;
   const sps_precond_params *p = &pc->params;
@@ -158,7 +163,8 @@ sps_status sps_lu_factors_prepare(sps_precond *pc, const sps_matrix *A, int symm
   SPS_TRY(sps_host_csr_with_diagonal(ctx, A, pc->sign, &B0));
   const int match =
       !symmetric && (p->matching == 1 || (p->matching == -1 && sps_reorder_diagonal_is_weak(&B0)));
-  const int scale = !symmetric && (p->scaling == 1 || (p->scaling == -1 && match));
+  const int scale =
+      !symmetric && (p->scaling == 1 || (p->scaling == -1 && (match || threshold)));
   if (match || scale) {
     SPS_TRY(sps_reorder_compute(ctx, &B0, match, scale, r));
     if (r->unmatched > 0)
@@ -175,16 +181,21 @@ sps_status sps_lu_factors_prepare(sps_precond *pc, const sps_matrix *A, int symm
     memset(&B0, 0, sizeof B0);
   }
   r->n = A->nrows;
-  if (want_coloring(ctx, p->ordering, &B1)) {
+  const int order = ordering_of(ctx, p->ordering, threshold, &B1);
+  if (order) {
     /* B <- Q B1 Q^T, and the transformation composed: rows and columns of B1 at q. */
-    int ncolors;
-    SPS_TRY(sps_coloring_order(ctx, &B1, &q, &ncolors));
+    int ncolors = 0;
+    if (order == 1)
+      SPS_TRY(sps_coloring_order(ctx, &B1, &q, &ncolors));
+    else
+      SPS_TRY(sps_rcm_order(ctx, &B1, &q));
     SPS_TRY(sps_host_csr_permute_symmetric(ctx, &B1, q, B));
     SPS_TRY(compose_perm(ctx, &r->row_perm, q, A->nrows));
     SPS_TRY(compose_perm(ctx, &r->col_perm, q, A->nrows));
     SPS_TRY(compose_scale(ctx, &r->row_scale, q, A->nrows));
     SPS_TRY(compose_scale(ctx, &r->col_scale, q, A->nrows));
     pc->info.colors = ncolors;
+    pc->info.ordering = order;
   } else {
     *B = B1;
     memset(&B1, 0, sizeof B1);

@@ -56,15 +56,17 @@ sps_status sps_lu_factors_apply(sps_lu_factors *f, const double *r, double *z);
 /*
  * The matrix to factor: B = sign*A with every diagonal position present, then, unless
  * `symmetric` (IC(0) keeps A symmetric), under the rule of the parameters "matching" and
- * "scaling" (matching -1: when sps_reorder_diagonal_is_weak; scaling -1: with the
- * matching) reordered and scaled to Dr P B Dc, and under the rule of "ordering" permuted
- * symmetrically into multicolor order (precond/coloring.h). r gets the whole transformation
+ * "scaling" (matching -1: when sps_reorder_diagonal_is_weak; scaling -1: with the matching,
+ * and always for a `threshold` factorisation, ILUT, whose drop test and pivoting compare
+ * entries across rows and columns) reordered and scaled to Dr P B Dc, and under the rule of
+ * "ordering" permuted symmetrically (multicolor, precond/coloring.h, or reverse
+ * Cuthill-McKee, precond/rcm.h). r gets the whole transformation
  * (zeroed when there is none). Records matched, scaled, permuted_rows and colors in
  * pc->info; a structurally singular A is refused with SPS_ERR_UNSUPPORTED naming the rows
  * that cannot be matched.
  */
 sps_status sps_lu_factors_prepare(sps_precond *pc, const sps_matrix *A, int symmetric,
-                                  sps_host_csr *B, sps_reorder *r);
+                                  int threshold, sps_host_csr *B, sps_reorder *r);
 
 /* Free everything and zero the struct (a zeroed struct is fine). */
 void sps_lu_factors_destroy(sps_lu_factors *f);

@@ -31,12 +31,12 @@ static const param_spec params[] = {
      DOUBLE_PARAM(ic0_shift), 0.0, 1e3, 0.0},
     {"matching", "permute rows to a large diagonal: 1 always, 0 never, -1 for zero or small diagonals",
      INT_PARAM(matching), -1.0, 1.0, -1.0},
-    {"scaling", "equilibrate rows and columns: 1 always, 0 never, -1 with the matching",
+    {"scaling", "equilibrate rows and columns: 1 always, 0 never, -1 with the matching (always for ilut)",
      INT_PARAM(scaling), -1.0, 1.0, -1.0},
     {"ordering",
-     "ilu0, ic0: 1 multicolor ordering (few level sets, more iterations), 0 natural, -1 "
-     "multicolor for large matrices whose triangular solves have too many level sets",
-     INT_PARAM(ordering), -1.0, 1.0, -1.0},
+     "1 multicolor (few level sets, more iterations), 2 reverse Cuthill-McKee, 0 natural, -1 "
+     "auto: RCM for ilut, multicolor for large ilu0/ic0 with too many level sets",
+     INT_PARAM(ordering), -1.0, 2.0, -1.0},
     {"bjacobi.block", "block Jacobi: rows per diagonal block (0: chosen from the matrix)",
      INT_PARAM(bjacobi_block), 0.0, 64.0, 0.0},
     {"cheby.degree", "Chebyshev: degree of the polynomial", INT_PARAM(cheby_degree), 1.0, 64.0,

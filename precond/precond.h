@@ -23,8 +23,8 @@ typedef struct sps_precond_params {
   double pivot_tol;  /* replace pivots |u_ii| < pivot_tol * max_j |a_ij| */
   double ic0_shift;  /* IC(0): the first diagonal shift tried */
   int matching;      /* -1 auto (zero or small diagonal), 0 off, 1 on */
-  int scaling;       /* -1 with the matching, 0 off, 1 on */
-  int ordering;      /* ilu0, ic0: -1 auto, 0 natural, 1 multicolor */
+  int scaling;       /* -1 with the matching (always for ilut), 0 off, 1 on */
+  int ordering;      /* -1 auto, 0 natural, 1 multicolor, 2 reverse Cuthill-McKee */
   int bjacobi_block; /* rows per block, 0: chosen from the matrix */
   int cheby_degree;  /* degree of the Chebyshev polynomial */
   int cheby_lanczos; /* Lanczos steps of the eigenvalue estimate */
