@@ -70,3 +70,13 @@ EXTRA_DIST += %reldir%/kernels/spmv_check.h
 %canon_reldir%_kernels_spmv_bitwise_gpu_SOURCES = %reldir%/kernels/spmv_bitwise.c
 %canon_reldir%_kernels_spmv_bitwise_gpu_CPPFLAGS = $(AM_CPPFLAGS) -DSPS_TEST_GPU
 %canon_reldir%_kernels_spmv_bitwise_gpu_LDADD = $(TEST_LDADD)
+
+# The preconditioners' kernels (triangular solves, ILU(0), block Jacobi) against their CPU
+# references; the _gpu build holds the CUDA kernels to them bit for bit.
+check_PROGRAMS += %reldir%/kernels/precond_kernels %reldir%/kernels/precond_kernels_gpu
+TESTS += %reldir%/kernels/precond_kernels %reldir%/kernels/precond_kernels_gpu
+%canon_reldir%_kernels_precond_kernels_SOURCES = %reldir%/kernels/precond_kernels.c
+%canon_reldir%_kernels_precond_kernels_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_precond_kernels_gpu_SOURCES = %reldir%/kernels/precond_kernels.c
+%canon_reldir%_kernels_precond_kernels_gpu_CPPFLAGS = $(AM_CPPFLAGS) -DSPS_TEST_GPU
+%canon_reldir%_kernels_precond_kernels_gpu_LDADD = $(TEST_LDADD)
