@@ -322,6 +322,17 @@ int bench_parse_double(const char *s, double *v)
   return 0;
 }
 
+int bench_parse_double_signed(const char *s, double *v)
+{
+  if (!s || !*s) return 1;
+  char *end;
+  errno = 0;
+  double x = strtod(s, &end);
+  if (errno || *end || !isfinite(x)) return 1;
+  *v = x;
+  return 0;
+}
+
 void bench_common_init(bench_common *c)
 {
   memset(c, 0, sizeof *c);

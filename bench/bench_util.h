@@ -103,6 +103,8 @@ const char *bench_fmt(char *buf, size_t len, const char *fmt, double v);
 /* Parse a strictly positive int / a nonnegative double option value; nonzero on error. */
 int bench_parse_int(const char *s, int *v);
 int bench_parse_double(const char *s, double *v);
+/* A finite double of any sign (preconditioner parameters: matching=-1); nonzero on error. */
+int bench_parse_double_signed(const char *s, double *v);
 /* Parse "ones" (0) or "random" (1), the choice of a vector's values; nonzero on error. */
 int bench_parse_ones_random(const char *s, int *random);
 

@@ -12,8 +12,12 @@ static const char usage[] =
     "Solves A x = b with one of spsolve's Krylov solvers from x0 = 0 and reports the time to\n"
     "solution, the time per iteration and the bandwidth bound of one iteration.\n"
     "  --gen SPEC            a generated matrix (see spmv-bench --help; repeatable)\n"
-    "  --solver cg|gmres|bicgstab   (default cg)\n"
-    "  --precond none|jacobi (default none)\n"
+    "  --solver cg|gmres|bicgstab|auto   (default cg)\n"
+    "  --precond NAME        none, jacobi, ilu0, ic0, ilut, bjacobi, cheby or auto (default none)\n"
+    "  --precond-param N=V   a preconditioner parameter (repeatable; see spsolve --list-precond)\n"
+    "  --history FILE        append each matrix's residual history of its last solve to FILE:\n"
+    "                        matrix, solver, precond, iteration, relative residual, seconds\n"
+    "                        (setup + iteration * solve time / iterations: a uniform time axis)\n"
     "  --rtol R              relative tolerance (default 1e-8)\n"
     "  --restart M           GMRES restart length (default 30)\n"
     "  --gmres-fused         GMRES: one fused kernel per batch (sps_solver_set_gmres_fused)\n"
@@ -40,6 +44,10 @@ typedef struct options {
   double rtol;
   int restart, maxit, negate, rhs_random, repeat, gmres_fused;
   size_t copy_bytes;
+  char pnames[32][32]; /* --precond-param, in order */
+  double pvalues[32];
+  int nparams;
+  const char *history; /* --history FILE, or NULL */
 } options;
 
 /* The columns, shared with peers.py so the two TSVs sit side by side. */
@@ -80,6 +88,17 @@ static int parse_options(int argc, char **argv, options *o)
       bad = sps_solver_type_from_name(v, &o->solver) != SPS_SUCCESS, i++;
     } else if (strcmp(a, "--precond") == 0) {
       bad = sps_precond_type_from_name(v, &o->precond) != SPS_SUCCESS, i++;
+    } else if (strcmp(a, "--precond-param") == 0) {
+      const char *eq = strchr(v, '=');
+      bad = !eq || o->nparams >= 32 || (size_t)(eq - v) >= sizeof o->pnames[0] ||
+            bench_parse_double_signed(eq + 1, &o->pvalues[o->nparams]);
+      if (!bad) {
+        snprintf(o->pnames[o->nparams], sizeof o->pnames[0], "%.*s", (int)(eq - v), v);
+        o->nparams++;
+      }
+      i++;
+    } else if (strcmp(a, "--history") == 0) {
+      o->history = v, i++;
     } else if (strcmp(a, "--spmv") == 0) {
       bad = sps_spmv_kind_from_name(v, &o->spmv) != SPS_SUCCESS, i++;
     } else if (strcmp(a, "--orthog") == 0) {
@@ -150,6 +169,12 @@ static double iteration_bytes(const options *o, int64_t n, double S, int k)
   }
 }
 
+/* The traffic model covers the iteration without a preconditioner or with Jacobi only. */
+static int bytes_known(const options *o)
+{
+  return o->precond == SPS_PRECOND_NONE || o->precond == SPS_PRECOND_JACOBI;
+}
+
 /* ||b - A x|| / ||b|| on the host, from the CSR arrays (0/0 reads as 0). */
 static double host_relres(const sps_matrix *A, const double *x, const double *b)
 {
@@ -186,7 +211,10 @@ static void write_tsv(const options *o, const bench_table *tab, const char *head
 typedef struct result {
   int iterations;
   sps_reason reason;
+  sps_solver_type method; /* what finished the solve (auto resolved) */
+  sps_precond_type precond;
   double relres, error, setup_s, solve_s, bytes;
+  char name[300]; /* the matrix, for the history file */
   char status[512];
   int failed;
 } result;
@@ -237,6 +265,9 @@ static void run_solve(sps_context *ctx, const options *o, const sps_matrix *A, r
   SPS_TRY(sps_solver_set_gmres_fused(s, o->gmres_fused));
   SPS_TRY(sps_solver_set_orthogonalization(s, o->orthog));
   SPS_TRY(sps_solver_set_precond(s, o->precond));
+  for (int k = 0; k < o->nparams; k++)
+    SPS_TRY(sps_solver_set_precond_param(s, o->pnames[k], o->pvalues[k]));
+  SPS_TRY(sps_solver_set_history(s, o->history != NULL));
   SPS_TRY(sps_solver_set_spmv(s, o->spmv, 0));
   SPS_TRY(sps_context_synchronize(ctx));
   double t0 = sps_wtime();
@@ -254,6 +285,23 @@ static void run_solve(sps_context *ctx, const options *o, const sps_matrix *A, r
   r->solve_s = bench_median(t, o->repeat);
   SPS_TRY(sps_solver_get_iterations(s, &r->iterations));
   SPS_TRY(sps_solver_get_reason(s, &r->reason));
+  SPS_TRY(sps_solver_get_method(s, &r->method, &r->precond));
+  if (o->history) {
+    const double *h;
+    int cnt;
+    double bn;
+    SPS_TRY(sps_solver_get_history(s, &h, &cnt));
+    SPS_TRY(sps_vector_norm2(b, &bn));
+    FILE *hf = fopen(o->history, "a");
+    if (hf) {
+      for (int k = 0; k < cnt; k++)
+        fprintf(hf, "%s\t%s\t%s\t%d\t%.6e\t%.6e\n", r->name, sps_solver_type_name(r->method),
+                sps_precond_type_name(o->precond == SPS_PRECOND_AUTO ? SPS_PRECOND_AUTO : r->precond),
+                k, bn > 0.0 ? h[k] / bn : h[k],
+                r->setup_s + (cnt > 1 ? k * r->solve_s / (cnt - 1) : 0.0));
+      fclose(hf);
+    }
+  }
   SPS_TRY(sps_vector_download(x, xh, n));
   r->relres = host_relres(A, xh, bh);
   double ee = 0.0, xx = 0.0;
@@ -315,7 +363,8 @@ int main(int argc, char **argv)
            "error = ||x - x*||/||x*||\n"
            "# setup and solve: wall clock with the device synchronised; solve_ms: median of %d solves\n"
            "# bytes_per_iter: traffic of the unfused textbook iteration (bench/README.md), "
-           "SpMV counted as 12*nnz + 4*(m+1) + 8*n + 8*m; bound = bytes / copy bandwidth\n",
+           "SpMV counted as 12*nnz + 4*(m+1) + 8*n + 8*m; bound = bytes / copy bandwidth "
+           "(none or jacobi only)\n",
            1e-9 * bw, cuda ? "device-to-device cudaMemcpyAsync" : "host memcpy", copy_used >> 20,
            o.rhs_random ? "uniform random in [-1,1)" : "ones", o.negate ? " (A negated)" : "",
            o.repeat);
@@ -348,20 +397,22 @@ int main(int argc, char **argv)
     result r;
     memset(&r, 0, sizeof r);
     r.relres = r.error = NAN;
+    snprintf(r.name, sizeof r.name, "%s%s", name, o.negate ? "(-A)" : "");
     run_solve(ctx, &o, A, &r);
     failed |= r.failed;
 
     double S = bench_spmv_bytes(m, n, nnz), total = 0.0;
     for (int k = 1; k <= r.iterations; k++) total += iteration_bytes(&o, n, S, k);
+    if (!bytes_known(&o)) total = NAN;
     double it = r.iterations > 0 ? (double)r.iterations : NAN;
     double per = total / it, bound = per / bw, tpi = r.solve_s / it;
     char c[NCOLS][96], nm[300];
     const char *cells[NCOLS];
     snprintf(nm, sizeof nm, "%s%s", name, o.negate ? "(-A)" : "");
     snprintf(c[1], 96, "%s", o.gmres_fused && o.solver == SPS_SOLVER_GMRES ? "spsolve-fused" : "spsolve");
-    snprintf(c[2], 96, "%s", sps_solver_type_name(o.solver));
-    snprintf(c[3], 96, "%s", sps_precond_type_name(o.precond));
-    if (o.solver == SPS_SOLVER_GMRES)
+    snprintf(c[2], 96, "%s%s", sps_solver_type_name(r.method), o.solver == SPS_SOLVER_AUTO ? "(auto)" : "");
+    snprintf(c[3], 96, "%s%s", sps_precond_type_name(r.precond), o.precond == SPS_PRECOND_AUTO ? "(auto)" : "");
+    if (r.method == SPS_SOLVER_GMRES)
       snprintf(c[4], 96, "%d", o.restart);
     else
       snprintf(c[4], 96, "-");

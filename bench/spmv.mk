@@ -1,5 +1,5 @@
 # bench/spmv.mk: the SpMV and solver benchmark drivers (spmv-bench, solve-bench), the peer script, plots and the GPU run script.
-noinst_PROGRAMS += %reldir%/spmv-bench %reldir%/solve-bench
+noinst_PROGRAMS += %reldir%/spmv-bench %reldir%/solve-bench %reldir%/precond-bench
 bench_common_sources = \
 	%reldir%/bench_util.c \
 	%reldir%/bench_util.h \
@@ -10,9 +10,12 @@ bench_common_sources = \
 %canon_reldir%_spmv_bench_LDADD = libspsolve.la $(CUDA_LIBS)
 %canon_reldir%_solve_bench_SOURCES = %reldir%/solve_bench.c $(bench_common_sources)
 %canon_reldir%_solve_bench_LDADD = libspsolve.la $(CUDA_LIBS)
+%canon_reldir%_precond_bench_SOURCES = %reldir%/precond_bench.c $(bench_common_sources)
+%canon_reldir%_precond_bench_LDADD = libspsolve.la $(CUDA_LIBS)
 
 EXTRA_DIST += \
 	%reldir%/README.md \
 	%reldir%/peers.py \
 	%reldir%/plot.py \
+	%reldir%/plot_convergence.py \
 	%reldir%/run-gpu.sh
