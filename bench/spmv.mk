@@ -18,4 +18,5 @@ EXTRA_DIST += \
 	%reldir%/peers.py \
 	%reldir%/plot.py \
 	%reldir%/plot_convergence.py \
-	%reldir%/run-gpu.sh
+	%reldir%/run-gpu.sh \
+	%reldir%/run-precond.sh

@@ -1,3 +1,0 @@
-# bench/local.mk: benchmark drivers and their scripts; each group has its own fragment.
-include %reldir%/mmio.mk
-include %reldir%/spmv.mk

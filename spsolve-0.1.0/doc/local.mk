@@ -1,4 +1,0 @@
-# doc/local.mk: the manual page of the spsolve command (installed) and the design and performance notes (distributed).
-dist_man_MANS = %reldir%/spsolve.1
-EXTRA_DIST += %reldir%/design.md
-EXTRA_DIST += %reldir%/performance.md

@@ -1,8 +1,0 @@
-# solvers/local.mk: the public solver API, the method registry and the Krylov methods.
-libspsolve_la_SOURCES += \
-	%reldir%/solver_internal.h \
-	%reldir%/solver.c \
-	%reldir%/cg.c \
-	%reldir%/gmres.c \
-	%reldir%/bicgstab.c \
-	%reldir%/auto.c
