@@ -80,21 +80,6 @@ cleanup:
   return st;
 }
 
-/* Sort the columns of one row (with their values): insertion sort, rows are short. */
-static void sort_row(int32_t *c, double *v, int64_t len)
-{
-  for (int64_t a = 1; a < len; a++) {
-    const int32_t ck = c[a];
-    const double vk = v[a];
-    int64_t b = a;
-    for (; b > 0 && c[b - 1] > ck; b--) {
-      c[b] = c[b - 1];
-      v[b] = v[b - 1];
-    }
-    c[b] = ck;
-    v[b] = vk;
-  }
-}
 
 sps_status sps_host_csr_permute_symmetric(sps_context *ctx, const sps_host_csr *A,
                                           const int32_t *perm, sps_host_csr *B)
@@ -113,7 +98,7 @@ sps_status sps_host_csr_permute_symmetric(sps_context *ctx, const sps_host_csr *
       B->colind[at] = inv[A->colind[k]];
       B->values[at++] = A->values[k];
     }
-    sort_row(B->colind + b, B->values + b, at - b);
+    sps_host_csr_sort_row(B->colind + b, B->values + b, at - b);
     B->rowptr[i + 1] = at;
   }
 cleanup:

@@ -37,6 +37,10 @@ sps_host_csr sps_host_csr_view(const sps_matrix *A);
 sps_status sps_host_csr_with_diagonal(sps_context *ctx, const sps_matrix *A, double sign,
                                       sps_host_csr *M);
 
+/* Sort the entries of one row by column, with their values (insertion sort when short, else
+ * heapsort). */
+void sps_host_csr_sort_row(int32_t *col, double *val, int64_t len);
+
 /* Position of the diagonal entry of each row (diag[i], or -1 when the row has none). */
 void sps_host_csr_diagonal_positions(const sps_host_csr *M, int64_t *diag);
 

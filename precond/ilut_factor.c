@@ -183,54 +183,6 @@ static void select_largest(int32_t *pos, int64_t len, int64_t p, const double *w
   }
 }
 
-/* Sift entry r down the max-heap (by column) of the first len entries of (c, v). */
-static void sift_down(int32_t *c, double *v, int64_t r, int64_t len)
-{
-  for (;;) {
-    int64_t ch = 2 * r + 1;
-    if (ch >= len) return;
-    if (ch + 1 < len && c[ch + 1] > c[ch]) ch++;
-    if (c[r] >= c[ch]) return;
-    const int32_t tc = c[r];
-    c[r] = c[ch];
-    c[ch] = tc;
-    const double tv = v[r];
-    v[r] = v[ch];
-    v[ch] = tv;
-    r = ch;
-  }
-}
-
-/* Sort the entries (c, v)[0, len) by column: insertion sort when short, else heapsort. */
-static void sort_row(int32_t *c, double *v, int64_t len)
-{
-  if (len <= 32) {
-    for (int64_t a = 1; a < len; a++) {
-      const int32_t cc = c[a];
-      const double vv = v[a];
-      int64_t b = a;
-      for (; b > 0 && c[b - 1] > cc; b--) {
-        c[b] = c[b - 1];
-        v[b] = v[b - 1];
-      }
-      c[b] = cc;
-      v[b] = vv;
-    }
-    return;
-  }
-  for (int64_t r = len / 2 - 1; r >= 0; r--)
-    sift_down(c, v, r, len);
-  for (int64_t last = len - 1; last > 0; last--) {
-    /* the largest column of c[0, last] goes to last */
-    const int32_t tc = c[0];
-    c[0] = c[last];
-    c[last] = tc;
-    const double tv = v[0];
-    v[0] = v[last];
-    v[last] = tv;
-    sift_down(c, v, 0, last);
-  }
-}
 
 /* round(fill * m / 2), at least 1 when fill > 0 and m > 0, at most limit. */
 static int64_t keep_count(double fill, int64_t m, int64_t limit)
@@ -478,7 +430,7 @@ sps_status sps_ilut_factor(sps_context *ctx, const sps_host_csr *B, double fill,
     if (swaps > 0)
       for (int64_t q = b; q < e; q++)
         U.M.colind[q] = iperm[U.M.colind[q]];
-    sort_row(U.M.colind + b, U.M.values + b, e - b);
+    sps_host_csr_sort_row(U.M.colind + b, U.M.values + b, e - b);
   }
 
   f->L = L.M;

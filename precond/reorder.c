@@ -343,21 +343,6 @@ cleanup:
   return st;
 }
 
-/* Sort the columns of one row with their values (insertion sort: rows are short). */
-static void sort_row(int32_t *col, double *val, int64_t len)
-{
-  for (int64_t a = 1; a < len; a++) {
-    const int32_t c = col[a];
-    const double x = val[a];
-    int64_t b = a;
-    for (; b > 0 && col[b - 1] > c; b--) {
-      col[b] = col[b - 1];
-      val[b] = val[b - 1];
-    }
-    col[b] = c;
-    val[b] = x;
-  }
-}
 
 sps_status sps_reorder_apply(sps_context *ctx, const sps_host_csr *A, const sps_reorder *r,
                              sps_host_csr *B)
@@ -388,7 +373,7 @@ sps_status sps_reorder_apply(sps_context *ctx, const sps_host_csr *A, const sps_
       B->colind[at] = (int32_t)i;
       B->values[at++] = 0.0;
     }
-    sort_row(B->colind + b, B->values + b, at - b);
+    sps_host_csr_sort_row(B->colind + b, B->values + b, at - b);
     B->rowptr[i + 1] = at;
   }
   return SPS_SUCCESS;
