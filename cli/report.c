@@ -114,10 +114,10 @@ void cli_report_text(FILE *out, const cli_report *r)
   else
     fprintf(out, "rhs             %s\n", rhs_name(o->rhs));
   fprintf(out, "device          %s\n", r->device);
-  fprintf(out, "solver          %s%s", sps_solver_type_name(r->solver),
-          r->opt->solver == CLI_SOLVER_AUTO ? " (chosen automatically)" : "");
+  fprintf(out, "solver          %s", sps_solver_type_name(r->solver));
   if (r->solver == SPS_SOLVER_GMRES)
     fprintf(out, "(%d)%s", o->restart, cli_report_flexible(r) ? ", flexible" : "");
+  if (r->opt->solver == CLI_SOLVER_AUTO) fputs(" (chosen automatically)", out);
   fprintf(out, ", rtol %g, atol %g, maxit %d\n", o->rtol, o->atol, o->maxit);
   cli_report_precond_text(out, r);
   fprintf(out, "spmv            %s", sps_spmv_kind_name(r->spmv));
