@@ -16,3 +16,4 @@ include %reldir%/io.mk
 include %reldir%/solvers.mk
 include %reldir%/cli.mk
 include %reldir%/kernels.mk
+include %reldir%/bjacobi.mk
