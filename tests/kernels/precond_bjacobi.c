@@ -196,7 +196,7 @@ int main(void)
 #ifdef SPS_TEST_GPU
   const int64_t large = 100003; /* many thread blocks */
 #else
-  const int64_t large = -1; /* not on the CPU: the plain apply would add nothing */
+  const int64_t large = -1; /* on the CPU 4099 rows already run on several threads */
 #endif
   static const int sizes[] = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12,
                               13, 14, 15, 16, 17, 24, 31, 32, 33, 48, 63, 64};
