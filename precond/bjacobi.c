@@ -32,10 +32,13 @@
  *      On the shared matrices: sherman5 3 (w(3) = 0.69, w(4) = 0.49), bcsstk14 3 (0.15
  *      against 0.11; 6, also a peak in the raw weights, converges no faster), add32 and
  *      olm1000 2, add20 3; none on the other 13.
- *   2. Without one (circuits, meshes, most CFD matrices): kDefaultBlock = 4 rows. Against 2
- *      and 8 on those matrices 4 gave about the same GMRES(30) and CG iterations as 8 (each
- *      better on about half of them) and fewer than 2 on most, at half the apply's traffic
- *      of 8 (32 bytes a row of inverses against 64).
+ *   2. Without one (circuits, meshes, most CFD matrices): kDefaultBlock = 4 rows. On the 11
+ *      shared matrices without one that fit a quick sweep (GMRES(30) on each, CG on the 3 SPD
+ *      ones: 14 runs, rtol 1e-8, at most 3000 iterations, CPU), blocks of 8 took fewer
+ *      iterations than 4 in 6 runs and more in 4, most by less than 20%, though 8 converged
+ *      where 4 did not on adder_dcop_05 and bcsstk13 (GMRES); blocks of 2 took more than 4
+ *      in 7 runs (nos3 twice as many, rajat12 three times) and fewer in 3. Blocks of 4 read
+ *      half the inverse bytes of 8 (32 a row against 64, about what a sparse row of A costs).
  *   3. Capped so that the inverses (n bs doubles) take at most kMemoryFactor times the bytes
  *      of A's CSR arrays (12 a nonzero), never below 2: binds only for matrices with fewer
  *      than about bs/6 entries a row.
@@ -50,8 +53,9 @@
  * and counted in info.replaced_pivots. When the bound is 0 it is DBL_EPSILON times the scale
  * (pivot.tol = 0), or 1 for a zero block, which so becomes the identity: no division by
  * zero, no NaN. The row's scale rather than the block's keeps badly scaled rows from being
- * taken for singular: sherman3 has rows whose only entry is a diagonal of 1e-10 beside rows
- * of 1e6 (the block's scale replaced 635 pivots at bs = 4, the row's none). A block with a
+ * taken for singular: sherman3 has 2107 rows whose only entry is a diagonal of 1e-10 beside
+ * rows with entries up to 3e6 (the block's scale replaced 635 pivots at bs = 4, the row's
+ * none). A block with a
  * non-finite entry is refused (SPS_ERR_UNSUPPORTED, naming the entry).
  */
 
