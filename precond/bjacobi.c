@@ -59,6 +59,9 @@
  * non-finite entry is refused (SPS_ERR_UNSUPPORTED, naming the entry).
  */
 
+/* The largest block ("bjacobi.block" in precond/params.c has the same bound). */
+#define SPS_BJACOBI_MAX_BLOCK 64
+
 /* A natural block size k captures at least this many times what blocks of k + 1 capture. */
 static const double kPeak = 1.2;
 /* ... and at least this fraction of the rows' off-diagonal weight. */
@@ -235,6 +238,9 @@ static sps_status bjacobi_setup(sps_precond *pc, const sps_matrix *A)
   bjacobi_data *d = NULL;
   double *host = NULL;
   int bs = pc->params.bjacobi_block > 0 ? pc->params.bjacobi_block : choose_block_size(A);
+  if (bs > SPS_BJACOBI_MAX_BLOCK)
+    SPS_FAIL(ctx, SPS_ERR_ARGUMENT, "bjacobi: block size %d is larger than %d", bs,
+             SPS_BJACOBI_MAX_BLOCK);
   if (bs > n) bs = n > 0 ? (int)n : 1;
   const int64_t nblocks = (n + bs - 1) / bs;
   const size_t count = (size_t)nblocks * (size_t)bs * (size_t)bs;
@@ -256,8 +262,8 @@ static sps_status bjacobi_setup(sps_precond *pc, const sps_matrix *A)
     const int64_t first = b * bs;
     const int m = n - first < bs ? (int)(n - first) : bs;
     double *a = host + (size_t)b * (size_t)bs * (size_t)bs;
-    int piv[64];
-    double scale[64], work[64];
+    int piv[SPS_BJACOBI_MAX_BLOCK];
+    double scale[SPS_BJACOBI_MAX_BLOCK], work[SPS_BJACOBI_MAX_BLOCK];
     const int symmetric = gather_block(A, pc->sign, first, m, a, bs);
     replaced += invert_block(a, m, bs, pc->params.pivot_tol, piv, scale, work);
     if (symmetric)
