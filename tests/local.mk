@@ -17,3 +17,4 @@ include %reldir%/solvers.mk
 include %reldir%/cli.mk
 include %reldir%/kernels.mk
 include %reldir%/precond.mk
+include %reldir%/bjacobi.mk
