@@ -71,10 +71,11 @@ static void cli_report_precond_text(FILE *out, const cli_report *r)
   fprintf(out, "preconditioner  %s%s\n", sps_precond_type_name(r->precond),
           r->opt->precond == SPS_PRECOND_AUTO ? " (chosen automatically)" : "");
   if (pi->negated) fprintf(out, "  negated       solved as (-A) x = -b (A has a negative diagonal)\n");
-  if (pi->matched || pi->scaled)
-    fprintf(out, "  reordering    %s%s%s: %lld rows moved to put large entries on the diagonal\n",
-            pi->matched ? "matching" : "", pi->matched && pi->scaled ? " and " : "",
-            pi->scaled ? "scaling" : "", (long long)pi->permuted_rows);
+  if (pi->matched)
+    fprintf(out, "  reordering    matching%s: %lld rows moved to put large entries on the diagonal\n",
+            pi->scaled ? " and scaling" : "", (long long)pi->permuted_rows);
+  else if (pi->scaled)
+    fprintf(out, "  reordering    scaling: rows and columns equilibrated\n");
   if (pi->nnz_factors)
     fprintf(out, "  factors       %lld entries, %d + %d level sets%s\n", (long long)pi->nnz_factors,
             pi->levels_lower, pi->levels_upper, pi->colors ? " (multicolor order)" : "");

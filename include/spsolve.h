@@ -442,8 +442,8 @@ sps_status sps_solver_set_precond(sps_solver *solver, sps_precond_type precond);
  *  - "ilut.fill"      p >= 0: a row of ILUT's L and U together keeps at most p times the
  *                     off-diagonal entries of that row of A, half in L, half in U
  *                     (default 10)
- *  - "ilut.drop"      tau >= 0: ILUT drops entries below tau times the 2-norm of the row
- *                     of A (an entry of L measured as l_ik u_kk) (default 1e-4)
+ *  - "ilut.drop"      tau >= 0: ILUT drops entries below tau times the mean magnitude of
+ *                     the row of A (an entry of L measured as l_ik u_kk) (default 1e-4)
  *  - "ilut.pivot"     0 <= t <= 1: ILUTP swaps columns when |a_ii| < t |a_ij| (default 0.1;
  *                     0 turns pivoting off)
  *  - "pivot.tol"      pivots |u_ii| below this times the largest |a_ij| of the row are
@@ -451,7 +451,8 @@ sps_status sps_solver_set_precond(sps_solver *solver, sps_precond_type precond);
  *  - "ic0.shift"      the first diagonal shift alpha tried by IC(0) (default 0); on a
  *                     breakdown alpha grows (1e-3, then doubling)
  *  - "matching"       1 permute rows to a large diagonal, 0 never, -1 when a diagonal entry
- *                     is zero or small (default -1)
+ *                     is zero or small, except for ILUT with pivoting, whose column swaps
+ *                     do it (default -1)
  *  - "scaling"        1 equilibrate rows and columns, 0 never, -1 with the matching
  *                     (default -1)
  *  - "ordering"       ilu0, ic0: 1 multicolor ordering (few level sets for the GPU's

@@ -27,7 +27,7 @@ typedef struct sps_ilut_factors {
 /*
  * ILUTP (Saad, Iterative Methods for Sparse Linear Systems, 2nd ed., Algorithm 10.6 and
  * its pivoting variant, 10.4.4; the details in ilut_factor.c): row by row, with a dense
- * work row, eliminate with the rows above, drop entries below drop * ||row i of B||_2 (an L
+ * work row, eliminate with the rows above, drop entries below drop * mean_j |b_ij| (an L
  * entry l_ik is measured as l_ik u_kk, before the division by the pivot), keep the largest
  * round(fill * m_i / 2) entries of the L part and as many of the U part, m_i the
  * off-diagonal entries of row i of B (at least 1 each when fill > 0 and m_i > 0; fill 0

@@ -161,17 +161,31 @@ sps_status sps_lu_factors_prepare(sps_precond *pc, const sps_matrix *A, int symm
   memset(B, 0, sizeof *B);
   memset(r, 0, sizeof *r);
   SPS_TRY(sps_host_csr_with_diagonal(ctx, A, pc->sign, &B0));
-  const int match =
-      !symmetric && (p->matching == 1 || (p->matching == -1 && sps_reorder_diagonal_is_weak(&B0)));
+  const int weak = !symmetric && p->matching == -1 && sps_reorder_diagonal_is_weak(&B0);
+  const int pivoting = threshold && p->ilut_pivot > 0.0;
+  const int match = !symmetric && (p->matching == 1 || (weak && !pivoting));
   const int scale =
       !symmetric && (p->scaling == 1 || (p->scaling == -1 && (match || threshold)));
+  int64_t unmatched = 0;
+  if (weak && !match) {
+    /* ILUTP's column swaps put a large entry on a weak diagonal themselves; the matching
+     * runs only to tell a structurally singular A. */
+    sps_reorder probe = {0};
+    st = sps_reorder_compute(ctx, &B0, 1, 0, &probe);
+    unmatched = probe.unmatched;
+    sps_reorder_free(&probe);
+    if (st) goto cleanup;
+  }
   if (match || scale) {
     SPS_TRY(sps_reorder_compute(ctx, &B0, match, scale, r));
-    if (r->unmatched > 0)
-      SPS_TRY_FAIL(ctx, SPS_ERR_UNSUPPORTED,
-                   "%s: A is structurally singular: %lld of %lld rows cannot be matched to a "
-                   "nonzero on the diagonal",
-                   pc->ops->name, (long long)r->unmatched, (long long)A->nrows);
+    if (match) unmatched = r->unmatched;
+  }
+  if (unmatched > 0)
+    SPS_TRY_FAIL(ctx, SPS_ERR_UNSUPPORTED,
+                 "%s: A is structurally singular: %lld of %lld rows cannot be matched to a "
+                 "nonzero on the diagonal",
+                 pc->ops->name, (long long)unmatched, (long long)A->nrows);
+  if (match || scale) {
     SPS_TRY(sps_reorder_apply(ctx, &B0, r, &B1));
     pc->info.matched = match;
     pc->info.scaled = scale;

@@ -56,9 +56,12 @@ sps_status sps_lu_factors_apply(sps_lu_factors *f, const double *r, double *z);
 /*
  * The matrix to factor: B = sign*A with every diagonal position present, then, unless
  * `symmetric` (IC(0) keeps A symmetric), under the rule of the parameters "matching" and
- * "scaling" (matching -1: when sps_reorder_diagonal_is_weak; scaling -1: with the matching,
- * and always for a `threshold` factorisation, ILUT, whose drop test and pivoting compare
- * entries across rows and columns) reordered and scaled to Dr P B Dc, and under the rule of
+ * "scaling" (matching -1: when sps_reorder_diagonal_is_weak, except for a `threshold`
+ * factorisation with column pivoting, ILUTP, whose swaps fix a weak diagonal themselves: on
+ * rajat12 GMRES(30) takes 6 iterations without the matching and 9 with it; scaling -1: with
+ * the matching, and always for a `threshold` factorisation, ILUT, whose drop test and
+ * pivoting compare entries across rows and columns) reordered and scaled to Dr P B Dc, and
+ * under the rule of
  * "ordering" permuted symmetrically (multicolor, precond/coloring.h, or reverse
  * Cuthill-McKee, precond/rcm.h). r gets the whole transformation
  * (zeroed when there is none). Records matched, scaled, permuted_rows and colors in
