@@ -85,6 +85,8 @@ static sps_status build_steps(sps_trisolve *t, const int64_t *h_rowptr, const in
   sps_context *ctx = t->ctx;
   const sps_backend *be = ctx->be;
   const int64_t n = t->n;
+  /* x alone too large for shared memory: no one-block solve, and no cost model to run */
+  if (!sps_cuda_trisolve_block_fits(n, 0)) return SPS_SUCCESS;
   t->group = choose_group(t, h_rowptr, h_diag, order, lend);
   const int G = t->group, groups = 1024 / G;
   sps_status st = SPS_SUCCESS;
