@@ -4,6 +4,7 @@
 
 #include "compensated_sum.h"
 #include "internal.h"
+#include "nrm2_scale.h"
 
 /* Loops shorter than this run on one thread: the fork costs more than the work. */
 #define SPS_OMP_MIN 8192
@@ -103,12 +104,40 @@ static sps_status cpu_dot(sps_context *ctx, int64_t n, const double *x, const do
   return SPS_SUCCESS;
 }
 
+/*
+ * ||x||: the compensated sum of the squares and max |x_i| in one pass; a second pass sums
+ * (x_i 2^-e)^2 when max |x_i| is too large or too small for the squares (core/nrm2_scale.h).
+ * The CUDA backend makes the same passes and rounds them alike.
+ */
 static sps_status cpu_nrm2(sps_context *ctx, int64_t n, const double *x, double *result)
 {
-  double s;
-  sps_status st = cpu_dot(ctx, n, x, x, &s);
-  *result = sqrt(s);
-  return st;
+  (void)ctx;
+  sps_csum ss = sps_csum_zero();
+  double amax = 0.0;
+  int nan = 0;
+#pragma omp parallel for schedule(static) reduction(csum : ss) reduction(max : amax) \
+    reduction(|| : nan) if (n > SPS_OMP_MIN)
+  for (int64_t i = 0; i < n; i++) {
+    const double a = fabs(x[i]);
+    sps_csum_add(&ss, x[i] * x[i]);
+    if (a > amax) amax = a;
+    if (a != a) nan = 1;
+  }
+  const int e = nan ? 0 : sps_nrm2_scale_exponent(amax);
+  if (e == 0) {
+    *result = sqrt(sps_csum_value(ss));
+    return SPS_SUCCESS;
+  }
+  /* ||x|| = 2^e ||2^-e x||, the scaling exact */
+  const double scale = ldexp(1.0, -e);
+  sps_csum s2 = sps_csum_zero();
+#pragma omp parallel for schedule(static) reduction(csum : s2) if (n > SPS_OMP_MIN)
+  for (int64_t i = 0; i < n; i++) {
+    const double xi = x[i] * scale;
+    sps_csum_add(&s2, xi * xi);
+  }
+  *result = ldexp(sqrt(sps_csum_value(s2)), e);
+  return SPS_SUCCESS;
 }
 
 /* h[j] <- sum_i V[i + j*ldv] * x[i], j < k: one pass over x per column. */
@@ -221,12 +250,14 @@ static void cpu_scale_into_two(int64_t n, double inv, const double *x, double *a
   }
 }
 
-/* beta <- ||r||, g <- beta e_1, j <- 0, the status; v_0 = r/beta into V(:,0) and vcur. */
+/* beta <- ||r|| = sqrt(r.r) unscaled, as the CUDA kernel forms it (the solver keeps r in
+ * range), g <- beta e_1, j <- 0, the status; v_0 = r/beta into V(:,0) and vcur. */
 static sps_status cpu_gmres_start(sps_context *ctx, int64_t n, const double *r, double *V,
                                   double *vcur, sps_gmres_state *S)
 {
-  double beta;
-  cpu_nrm2(ctx, n, r, &beta);
+  double rr;
+  cpu_dot(ctx, n, r, r, &rr);
+  const double beta = sqrt(rr);
   sps_gmres_open_cycle(S, beta);
   if (S->status != SPS_GMRES_RUNNING) return SPS_SUCCESS;
   cpu_scale_into_two(n, 1.0 / beta, r, V, vcur);

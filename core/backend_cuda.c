@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cuda_state.h"
+#include "nrm2_scale.h"
 
 sps_status sps_cuda_state_create(sps_context *ctx, int device)
 {
@@ -159,12 +160,33 @@ static sps_status cu_dot(sps_context *ctx, int64_t n, const double *x, const dou
   return SPS_SUCCESS;
 }
 
-/* ||x|| = sqrt(x.x), as on the CPU backend. */
+/* Run the nrm2 kernel with the factor c and read back (sum (x_i c)^2, max |x_i|). */
+static sps_status cu_sumsq(sps_context *ctx, int64_t n, const double *x, double c, double out[2])
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_nrm2(cs->stream, cs->reduce_blocks, n, x, c, cs->partials,
+                                     cs->ticket, cs->scratch));
+  SPS_CUDA(ctx, cudaMemcpyAsync(cs->host_pinned, cs->scratch, 2 * sizeof(double),
+                                cudaMemcpyDeviceToHost, cs->stream));
+  SPS_CUDA(ctx, cudaStreamSynchronize(cs->stream));
+  out[0] = cs->host_pinned[0];
+  out[1] = cs->host_pinned[1];
+  return SPS_SUCCESS;
+}
+
+/* ||x||: sqrt(x.x) in range, else 2^e ||2^-e x|| by a second pass, as on the CPU backend
+ * (core/nrm2_scale.h). */
 static sps_status cu_nrm2(sps_context *ctx, int64_t n, const double *x, double *result)
 {
-  double s;
-  SPS_CHECK(cu_dot(ctx, n, x, x, &s));
-  *result = sqrt(s);
+  double s[2];
+  SPS_CHECK(cu_sumsq(ctx, n, x, 1.0, s));
+  const int e = isnan(s[1]) ? 0 : sps_nrm2_scale_exponent(s[1]);
+  if (e == 0) {
+    *result = sqrt(s[0]);
+    return SPS_SUCCESS;
+  }
+  SPS_CHECK(cu_sumsq(ctx, n, x, ldexp(1.0, -e), s));
+  *result = ldexp(sqrt(s[0]), e);
   return SPS_SUCCESS;
 }
 

@@ -72,6 +72,10 @@ cudaError_t sps_cuda_dot(cudaStream_t s, unsigned max_blocks, int64_t n, const d
                          const double *y, double *partials, unsigned *ticket, double *out);
 cudaError_t sps_cuda_gemv_n(cudaStream_t s, unsigned max_blocks, int64_t n, int k, double alpha,
                             const double *V, int64_t ldv, const double *h, double *y);
+/* out[0] <- sum (x_i c)^2 (compensated), out[1] <- max |x_i| (NaN when some x_i is NaN), in
+ * device memory; uses partials (2 pairs per block) and the ticket. */
+cudaError_t sps_cuda_nrm2(cudaStream_t s, unsigned max_blocks, int64_t n, const double *x, double c,
+                          double *partials, unsigned *ticket, double *out);
 
 /* Launchers of core/cuda/cg_steps.cu (fused CG steps, scalars on the device). */
 cudaError_t sps_cuda_cg_alpha(cudaStream_t s, unsigned max_blocks, int64_t n, const double *p,

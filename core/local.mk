@@ -3,6 +3,7 @@ libspsolve_la_SOURCES += \
 	%reldir%/internal.h \
 	%reldir%/krylov_state.h \
 	%reldir%/compensated_sum.h \
+	%reldir%/nrm2_scale.h \
 	%reldir%/error.c \
 	%reldir%/memory.c \
 	%reldir%/context.c \

@@ -318,7 +318,12 @@ sps_status sps_vector_download(const sps_vector *v, double *host, int64_t n);
 sps_status sps_vector_fill(sps_vector *v, double value);
 /** Copy @p src into @p dst (same length, same context). */
 sps_status sps_vector_copy(const sps_vector *src, sps_vector *dst);
-/** Euclidean norm. */
+/**
+ * Euclidean norm, without overflow or underflow for any finite entries: the squares are
+ * summed scaled by a power of two when the largest |v_i| is above 2^480 or below 2^-460
+ * (LAPACK dnrm2's idea; the same bits on the CPU and the GPU). NaN when some v_i is NaN,
+ * Inf when some is Inf.
+ */
 sps_status sps_vector_norm2(const sps_vector *v, double *norm);
 /**
  * Read a dense vector from a Matrix Market file: `array` real/integer with one column, or
