@@ -93,10 +93,37 @@ sps_status sps_context_create(sps_context **out, sps_device_kind kind, int index
 #endif
 }
 
+/*
+ * Objects hold a pointer to their context, so destroying it under them would make their
+ * later use, or their destroy, a use after free. Like sqlite3_close with statements left,
+ * the destroy is refused (SPS_ERR_BUSY) and the context stays valid; the message counts
+ * what is alive.
+ */
 sps_status sps_context_destroy(sps_context **ctx)
 {
   if (!ctx || !*ctx) return SPS_SUCCESS;
-  context_free(*ctx);
+  sps_context *c = *ctx;
+  static const char *const names[SPS_OBJECT_KINDS][2] = {
+      [SPS_OBJECT_MATRIX] = {"matrix", "matrices"},
+      [SPS_OBJECT_VECTOR] = {"vector", "vectors"},
+      [SPS_OBJECT_PLAN] = {"SpMV plan", "SpMV plans"},
+      [SPS_OBJECT_SOLVER] = {"solver", "solvers"},
+  };
+  int64_t total = 0;
+  char list[256] = "";
+  size_t len = 0;
+  for (int k = 0; k < SPS_OBJECT_KINDS; k++) {
+    if (c->live[k] == 0) continue;
+    total += c->live[k];
+    int w = snprintf(list + len, sizeof list - len, "%s%lld %s", len ? ", " : "",
+                     (long long)c->live[k], names[k][c->live[k] == 1 ? 0 : 1]);
+    if (w > 0 && (size_t)w < sizeof list - len) len += (size_t)w;
+  }
+  if (total != 0)
+    SPS_FAIL(c, SPS_ERR_BUSY,
+             "sps_context_destroy: the context has %lld live object%s (%s): destroy them first",
+             (long long)total, total == 1 ? "" : "s", list);
+  context_free(c);
   *ctx = NULL;
   return SPS_SUCCESS;
 }

@@ -203,13 +203,30 @@ extern const sps_backend sps_backend_cpu;
 extern const sps_backend sps_backend_cuda;
 #endif
 
+/* The kinds of object made from a context, counted so that it is not destroyed under them. */
+typedef enum sps_object_kind {
+  SPS_OBJECT_MATRIX = 0,
+  SPS_OBJECT_VECTOR,
+  SPS_OBJECT_PLAN,
+  SPS_OBJECT_SOLVER,
+  SPS_OBJECT_KINDS
+} sps_object_kind;
+
 struct sps_context {
   sps_device_kind kind; /* CPU or CUDA, never AUTO */
   int device;           /* CUDA device index */
   const sps_backend *be;
   void *cuda;           /* struct sps_cuda_state (core/cuda_state.h) on CUDA contexts */
+  int64_t live[SPS_OBJECT_KINDS]; /* objects made from the context and not yet destroyed
+                                     (a solver's own SpMV plan is not counted) */
   char errmsg[SPS_ERRMSG_LEN];
 };
+
+/* Count an object of the context made (+1) or destroyed (-1). */
+static inline void sps_context_track(sps_context *ctx, sps_object_kind kind, int delta)
+{
+  if (ctx) ctx->live[kind] += delta;
+}
 
 /*
  * A CSR matrix. The host arrays always exist (sorted columns, duplicates summed); on a

@@ -72,6 +72,7 @@ sps_status sps_matrix_adopt_csr(sps_context *ctx, sps_matrix **out, int64_t nrow
     matrix_free(A);
     return st;
   }
+  sps_context_track(ctx, SPS_OBJECT_MATRIX, 1);
   *out = A;
   return SPS_SUCCESS;
 }
@@ -134,6 +135,7 @@ cleanup:
 sps_status sps_matrix_destroy(sps_matrix **A)
 {
   if (!A || !*A) return SPS_SUCCESS;
+  sps_context_track((*A)->ctx, SPS_OBJECT_MATRIX, -1);
   matrix_free(*A);
   *A = NULL;
   return SPS_SUCCESS;

@@ -14,6 +14,7 @@ sps_status sps_vector_create(sps_context *ctx, sps_vector **out, int64_t n)
   sps_status st =
       ctx->be->malloc(ctx, (void **)&v->data, (size_t)n * sizeof(double), "vector data");
   if (!st) st = ctx->be->fill(ctx, n, 0.0, v->data);
+  sps_context_track(ctx, SPS_OBJECT_VECTOR, 1);
   if (st) {
     sps_vector_destroy(&v);
     return st;
@@ -25,6 +26,7 @@ sps_status sps_vector_create(sps_context *ctx, sps_vector **out, int64_t n)
 sps_status sps_vector_destroy(sps_vector **v)
 {
   if (!v || !*v) return SPS_SUCCESS;
+  sps_context_track((*v)->ctx, SPS_OBJECT_VECTOR, -1);
   if ((*v)->data) (*v)->ctx->be->free((*v)->ctx, (*v)->data);
   sps_host_free(*v);
   *v = NULL;

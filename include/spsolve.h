@@ -42,7 +42,8 @@ extern "C" {
   X(SPS_ERR_UNSUPPORTED, -7, "not supported by this build, device or matrix")           \
   X(SPS_ERR_IO, -8, "input/output error or malformed input")                            \
   X(SPS_ERR_NO_DEVICE, -9, "no usable CUDA device")                                     \
-  X(SPS_ERR_STATE, -10, "call out of order (e.g. solve before setup)")
+  X(SPS_ERR_STATE, -10, "call out of order (e.g. solve before setup)")                 \
+  X(SPS_ERR_BUSY, -11, "objects made from the context are still alive")
 
 /** Status returned by every function. */
 typedef enum sps_status {
@@ -241,7 +242,14 @@ sps_status sps_cuda_device_query(int *count, char *name, size_t len);
 sps_status sps_context_create(sps_context **ctx, sps_device_kind kind, int index);
 /** The message of the last failed sps_context_create() in this thread. */
 const char *sps_context_create_error(void);
-/** Destroy a context (NULL allowed) and set the pointer to NULL. Objects made from it must be destroyed first. */
+/**
+ * Destroy a context (NULL allowed) and set the pointer to NULL. Every matrix, vector, SpMV
+ * plan and solver made from it must be destroyed first: while any is alive the context is
+ * not destroyed (their later use would read freed memory), *ctx is left as it is and
+ * ::SPS_ERR_BUSY is returned, with a message counting the live objects by kind (as
+ * sqlite3_close refuses with SQLITE_BUSY while statements remain).
+ * @return ::SPS_SUCCESS, ::SPS_ERR_BUSY.
+ */
 sps_status sps_context_destroy(sps_context **ctx);
 /** The message of the last error recorded on @p ctx ("" when none); owned by the context. */
 const char *sps_context_last_error(const sps_context *ctx);

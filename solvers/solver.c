@@ -194,6 +194,7 @@ sps_status sps_solver_create(sps_context *ctx, sps_solver **out, sps_solver_type
   s->spmv_kind = SPS_SPMV_AUTO;
   s->spmv_threads_per_row = 0;
   s->reason = SPS_REASON_NONE;
+  sps_context_track(ctx, SPS_OBJECT_SOLVER, 1);
   *out = s;
   return SPS_SUCCESS;
 }
@@ -435,6 +436,7 @@ sps_status sps_solver_setup(sps_solver *s, const sps_matrix *A)
   s->A = A;
   s->n = A->nrows;
   SPS_TRY(sps_spmv_plan_create(ctx, &s->plan, A, s->spmv_kind));
+  sps_spmv_plan_set_owned(s->plan);
   SPS_TRY(sps_spmv_plan_set_threads_per_row(s->plan, s->spmv_threads_per_row));
   SPS_TRY(sps_spmv_plan_setup(s->plan));
   SPS_TRY(sps_solver_vec_alloc(s, &s->r, "solver residual"));
@@ -600,6 +602,7 @@ sps_status sps_solver_get_times(const sps_solver *s, double *setup_seconds, doub
 sps_status sps_solver_destroy(sps_solver **s)
 {
   if (!s || !*s) return SPS_SUCCESS;
+  sps_context_track((*s)->ctx, SPS_OBJECT_SOLVER, -1);
   solver_release(*s);
   sps_host_free(*s);
   *s = NULL;

@@ -155,8 +155,16 @@ sps_status sps_spmv_plan_create(sps_context *ctx, sps_spmv_plan **out, const sps
   plan->A = A;
   plan->requested = kind;
   plan->kind = kind;
+  sps_context_track(ctx, SPS_OBJECT_PLAN, 1);
   *out = plan;
   return SPS_SUCCESS;
+}
+
+void sps_spmv_plan_set_owned(sps_spmv_plan *plan)
+{
+  if (!plan || plan->owned) return;
+  plan->owned = 1;
+  sps_context_track(plan->ctx, SPS_OBJECT_PLAN, -1);
 }
 
 sps_status sps_spmv_plan_set_threads_per_row(sps_spmv_plan *plan, int tpr)
@@ -243,6 +251,7 @@ sps_status sps_spmv_plan_get_kind(const sps_spmv_plan *plan, sps_spmv_kind *kind
 sps_status sps_spmv_plan_destroy(sps_spmv_plan **plan)
 {
   if (!plan || !*plan) return SPS_SUCCESS;
+  if (!(*plan)->owned) sps_context_track((*plan)->ctx, SPS_OBJECT_PLAN, -1);
   plan_release(*plan);
   sps_host_free(*plan);
   *plan = NULL;

@@ -38,7 +38,12 @@ struct sps_spmv_plan {
   int is_setup;
   const sps_spmv_variant *variant;
   void *data; /* the variant's format and buffers */
+  int owned;  /* 1: made by another object (a solver) for itself, not counted by the context */
 };
+
+/* Mark a plan as owned by the object that made it (a solver's): the context's count of live
+ * objects leaves it out, as the user did not make it. */
+void sps_spmv_plan_set_owned(sps_spmv_plan *plan);
 
 /* The registry (spmv/plan.c): the variant of a kind, or NULL when not built. */
 const sps_spmv_variant *sps_spmv_variant_get(sps_spmv_kind kind);
