@@ -56,10 +56,32 @@ sps_status sps_error_set(sps_context *ctx, sps_status code, const char *fmt, ...
     ;
 sps_status sps_error_vset(sps_context *ctx, sps_status code, const char *fmt, va_list ap);
 
-/* Host memory: checked size arithmetic, message naming what was being allocated. */
+/*
+ * Host memory: checked size arithmetic, message naming what was being allocated. Every host
+ * allocation of the library goes through these (realloc and aligned blocks included), so the
+ * test hook below sees them all; all of them are released with sps_host_free.
+ */
 sps_status sps_host_alloc(sps_context *ctx, void **p, size_t count, size_t size, const char *what);
 sps_status sps_host_calloc(sps_context *ctx, void **p, size_t count, size_t size, const char *what);
+/* *p <- a block of bytes (a multiple of align, a power of two) aligned to align. */
+sps_status sps_host_alloc_aligned(sps_context *ctx, void **p, size_t align, size_t bytes,
+                                  const char *what);
+/* Resize *p to count*size bytes, keeping its contents; on failure *p is left as it was. */
+sps_status sps_host_realloc(sps_context *ctx, void **p, size_t count, size_t size, const char *what);
 void sps_host_free(void *p);
+
+/*
+ * The allocation-failure hook of the tests (not in the public header; doc/design.md, "Errors
+ * inside the library"). sps_test_alloc_fail_at(k) makes the k-th host allocation from now
+ * fail (k = 1, 2, ...; 0 turns the failure off) as if malloc had returned NULL, and restarts
+ * the count. sps_test_alloc_count() is the number of host allocations since then,
+ * sps_test_alloc_fired() whether the failure happened, and sps_test_alloc_live() the number
+ * of host blocks allocated and not yet freed (counted always, by every thread).
+ */
+void sps_test_alloc_fail_at(long k);
+long sps_test_alloc_count(void);
+int sps_test_alloc_fired(void);
+long sps_test_alloc_live(void);
 
 /* Wall clock in seconds (monotonic). */
 double sps_wtime(void);

@@ -25,7 +25,7 @@ typedef struct coo {
 /*
  * Large arrays are aligned to 2 MiB and marked for transparent huge pages where Linux
  * offers them: the first touch of fresh memory (page faults) otherwise costs more than
- * parsing the text. The memory is released with free(), like sps_host_alloc's.
+ * parsing the text. The memory is released with sps_host_free, like sps_host_alloc's.
  */
 static sps_status big_alloc(sps_context *ctx, void **p, size_t count, size_t size, const char *what)
 {
@@ -33,9 +33,7 @@ static sps_status big_alloc(sps_context *ctx, void **p, size_t count, size_t siz
   if (size == 0 || count < (size_t)8 * huge / size || count > SIZE_MAX / size - huge)
     return sps_host_alloc(ctx, p, count, size, what);
   size_t bytes = (count * size + huge - 1) / huge * huge;
-  *p = aligned_alloc(huge, bytes);
-  if (!*p)
-    SPS_FAIL(ctx, SPS_ERR_HOST_MEMORY, "%s: cannot allocate %zu bytes of host memory", what, bytes);
+  SPS_CHECK(sps_host_alloc_aligned(ctx, p, huge, bytes, what));
 #ifdef MADV_HUGEPAGE
   (void)madvise(*p, bytes, MADV_HUGEPAGE);
 #endif

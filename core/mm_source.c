@@ -123,8 +123,8 @@ sps_status sps_mm_refill(sps_mm_reader *r)
     }
     if (len == pp->cap) {
       /* One line longer than the buffer: grow it. */
-      char *nb = realloc(pp->buf, 2 * pp->cap + 1);
-      if (!nb)
+      void *nb = pp->buf;
+      if (sps_host_realloc(r->ctx, &nb, 2 * pp->cap + 1, 1, "Matrix Market line buffer"))
         return sps_mm_error(r, SPS_ERR_HOST_MEMORY, r->line + 1, "cannot allocate a line buffer of %zu bytes",
                             2 * pp->cap + 1);
       pp->buf = nb;

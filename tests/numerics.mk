@@ -1,0 +1,13 @@
+# tests/numerics.mk: the allocation-failure loop and device out-of-memory.
+check_PROGRAMS += tests/unit/alloc_fail tests/unit/device_memory
+TESTS += tests/unit/alloc_fail tests/unit/device_memory
+EXTRA_DIST += %reldir%/unit/model_problems.h
+# The allocation-failure loop runs the spsolve command's main path too: the command's sources
+# are compiled into it with main renamed.
+tests_unit_alloc_fail_SOURCES = %reldir%/unit/alloc_fail.c $(spsolve_SOURCES)
+tests_unit_alloc_fail_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests -I$(top_srcdir)/cli \
+	-Dmain=sps_cli_main
+tests_unit_alloc_fail_LDADD = $(TEST_LDADD)
+tests_unit_device_memory_SOURCES = %reldir%/unit/device_memory.c
+tests_unit_device_memory_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
+tests_unit_device_memory_LDADD = $(TEST_LDADD)
