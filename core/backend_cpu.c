@@ -331,7 +331,8 @@ static sps_status cpu_gmres_store_z(sps_context *ctx, int64_t n, const double *z
   return SPS_SUCCESS;
 }
 
-/* sigma <- r0hat.v, alpha <- rho/sigma; s <- r - alpha v, ss <- s.s, the early-exit test. */
+/* sigma <- r0hat.v, alpha <- rho/sigma; s <- r - alpha v, ss <- s.s, the early-exit test. A
+ * sigma or alpha that is not finite stops with NAN, sigma = 0 with BREAKDOWN. */
 static sps_status cpu_bicgstab_step_a(sps_context *ctx, int64_t n, const double *r0hat,
                                       const double *v, const double *r, double *s,
                                       sps_bicgstab_state *S)
@@ -350,6 +351,10 @@ static sps_status cpu_bicgstab_step_a(sps_context *ctx, int64_t n, const double 
   }
   const double alpha = S->rho / sigma;
   S->alpha = alpha;
+  if (!isfinite(alpha)) {
+    S->status = SPS_BICGSTAB_NAN;
+    return SPS_SUCCESS;
+  }
   sps_csum ss_sum = sps_csum_zero();
 #pragma omp parallel for schedule(static) reduction(csum : ss_sum) if (n > SPS_OMP_MIN)
   for (int64_t i = 0; i < n; i++) {
@@ -364,7 +369,8 @@ static sps_status cpu_bicgstab_step_a(sps_context *ctx, int64_t n, const double 
   return SPS_SUCCESS;
 }
 
-/* omega <- t.s/t.t; x += alpha phat + omega shat; r <- s - omega t; rho, rr, beta, the test. */
+/* omega <- t.s/t.t; x += alpha phat + omega shat; r <- s - omega t; rho, rr, beta, the test.
+ * An omega that is not finite stops with NAN before x is touched. */
 static sps_status cpu_bicgstab_step_b(sps_context *ctx, int64_t n, const double *t,
                                       const double *s, const double *phat, const double *shat,
                                       const double *r0hat, double *x, double *r,
@@ -394,6 +400,10 @@ static sps_status cpu_bicgstab_step_b(sps_context *ctx, int64_t n, const double 
   S->tt = tt;
   const double omega = tt != 0.0 ? ts / tt : 0.0;
   S->omega = omega;
+  if (!isfinite(omega)) {
+    S->status = SPS_BICGSTAB_NAN;
+    return SPS_SUCCESS;
+  }
   sps_csum rho_sum = sps_csum_zero(), rr_sum = sps_csum_zero();
 #pragma omp parallel for schedule(static) reduction(csum : rho_sum, rr_sum) if (n > SPS_OMP_MIN)
   for (int64_t i = 0; i < n; i++) {

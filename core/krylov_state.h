@@ -16,6 +16,25 @@
 extern "C" {
 #endif
 
+/*
+ * The divergence test of CG and BiCGSTAB: the residual norm by the recurrence stays above
+ * dtol times its reference (dtol2 holds the square of that bound) for this many consecutive
+ * iterations. A single spike is not a divergence: BiCGSTAB with ILU(0) on watt_2 rises above
+ * 1e5 ||b|| for 17 iterations on its way to a relative residual of 4e-13.
+ */
+#define SPS_DTOL_ITERATIONS 50
+
+/* Count in *above the consecutive iterations with rr > dtol2 (dtol2 = 0: no test) and say
+ * whether they reached SPS_DTOL_ITERATIONS. */
+static inline SPS_HOST_DEVICE int sps_dtol_exceeded(int32_t *above, double rr, double dtol2)
+{
+  if (!(dtol2 > 0.0) || !(rr > dtol2)) {
+    *above = 0;
+    return 0;
+  }
+  return ++*above >= SPS_DTOL_ITERATIONS;
+}
+
 /* Status word of a device-driven CG iteration: RUNNING until a step sets another value. */
 enum {
   SPS_CG_RUNNING = 0,
@@ -23,13 +42,15 @@ enum {
   SPS_CG_MAX_ITERATIONS = 2,
   SPS_CG_INDEFINITE_MATRIX = 3,  /* (p, Ap) <= 0 */
   SPS_CG_INDEFINITE_PRECOND = 4, /* (r, M^-1 r) < 0 */
-  SPS_CG_NAN = 5
+  SPS_CG_NAN = 5,
+  SPS_CG_DIVERGED = 6            /* rr > dtol2 for SPS_DTOL_ITERATIONS iterations by the
+                                    recurrence: the host confirms */
 };
 
 /*
  * The scalars of preconditioned CG (Saad, Alg. 9.1) as the fused steps read and write them.
- * The host writes rz (= (r0, z0)), tol2, maxit, it, deferred and status = RUNNING before a
- * solve and reads the block back once per batch of iterations. deferred = 1 when the
+ * The host writes rz (= (r0, z0)), tol2, dtol2, maxit, it, deferred, above = 0 and
+ * status = RUNNING before a solve and reads the block back once per batch of iterations. deferred = 1 when the
  * preconditioner is not diagonal: cg_update then leaves z, rz and beta to cg_rz, which runs
  * after the solver's z <- M^-1 r.
  */
@@ -40,16 +61,19 @@ typedef struct sps_cg_state {
   double beta;     /* rz_new / rz_old */
   double rr;       /* ||r||^2 by the recurrence */
   double tol2;     /* stop when rr <= tol2 */
+  double dtol2;    /* the divergence bound of rr (0: no divergence test) */
   double *history; /* maxit + 1 norms in the same memory space, or NULL */
   int32_t it;      /* iterations done */
   int32_t maxit;   /* stop with MAX_ITERATIONS when it reaches this */
   int32_t status;  /* SPS_CG_* */
   int32_t deferred; /* 1: z, rz and beta come from cg_rz after a general preconditioner */
+  int32_t above;   /* consecutive iterations with rr > dtol2 */
 } sps_cg_state;
 
 /*
  * The end of the CG update once rr = (r, r) and, unless deferred, rz = (r, z) are known:
- * the count, the history, the stopping test and beta (cg_update), shared by both backends.
+ * the count, the history, the stopping tests (NaN, tolerance, divergence, indefinite M) and
+ * beta (cg_update), shared by both backends.
  */
 static inline SPS_HOST_DEVICE void sps_cg_close_update(sps_cg_state *S, double rr, double rz)
 {
@@ -61,6 +85,8 @@ static inline SPS_HOST_DEVICE void sps_cg_close_update(sps_cg_state *S, double r
     S->status = SPS_CG_NAN;
   } else if (rr <= S->tol2) {
     S->status = SPS_CG_CONVERGED;
+  } else if (sps_dtol_exceeded(&S->above, rr, S->dtol2)) {
+    S->status = SPS_CG_DIVERGED;
   } else if (S->deferred) {
     if (it >= S->maxit) S->status = SPS_CG_MAX_ITERATIONS;
   } else if (rz < 0.0) {
@@ -140,13 +166,17 @@ enum {
   SPS_BICGSTAB_CONVERGED = 1, /* ||r|| (or ||s|| at the half step) <= tol: the host confirms */
   SPS_BICGSTAB_MAX_ITERATIONS = 2,
   SPS_BICGSTAB_BREAKDOWN = 3, /* (r0hat, v) = 0, omega = 0 or rho = 0 */
-  SPS_BICGSTAB_NAN = 4
+  SPS_BICGSTAB_NAN = 4,       /* a scalar (sigma, alpha, ss, omega, rr, rho, beta) is NaN or Inf:
+                                 the host tells overflow (a breakdown) from a NaN in x by the
+                                 true residual; x is never updated with a scalar that is not finite */
+  SPS_BICGSTAB_DIVERGED = 5   /* rr > dtol2 for SPS_DTOL_ITERATIONS iterations by the
+                                 recurrence: the host confirms */
 };
 
 /*
  * The scalars of right-preconditioned BiCGSTAB (van der Vorst 1992; Saad, Alg. 7.7) as the
- * bicgstab_* steps read and write them. The host writes rho = (r0hat, r0), tol2, maxit,
- * it = 0, half = 0 and status = RUNNING before a solve.
+ * bicgstab_* steps read and write them. The host writes rho = (r0hat, r0), tol2, dtol2, maxit,
+ * it = 0, half = 0, above = 0 and status = RUNNING before a solve.
  */
 typedef struct sps_bicgstab_state {
   double rho;      /* (r0hat, r) */
@@ -158,11 +188,13 @@ typedef struct sps_bicgstab_state {
   double ss;       /* ||s||^2 */
   double rr;       /* ||r||^2 by the recurrence */
   double tol2;     /* stop when rr (or ss) <= tol2 */
+  double dtol2;    /* the divergence bound of rr (0: no divergence test) */
   double *history; /* maxit + 1 norms in the same memory space, or NULL */
   int32_t it;      /* iterations done */
   int32_t maxit;
   int32_t status;  /* SPS_BICGSTAB_* */
   int32_t half;    /* 1 when ||s|| passed the test: step B then ends with x += alpha phat */
+  int32_t above;   /* consecutive iterations with rr > dtol2 */
 } sps_bicgstab_state;
 
 /*
@@ -265,7 +297,8 @@ static inline SPS_HOST_DEVICE void sps_gmres_open_cycle(sps_gmres_state *S, doub
 
 /*
  * The end of BiCGSTAB step B once rr = r.r and rho_new = r0hat.r are known (after the
- * omega update; after x += alpha phat, r = s when S->half is set).
+ * omega update; after x += alpha phat, r = s when S->half is set): the count, the history
+ * and the tests (NaN, tolerance, divergence, breakdown, a beta that overflows, maxit).
  */
 static inline SPS_HOST_DEVICE void sps_bicgstab_close_step(sps_bicgstab_state *S, double rr,
                                                            double rho_new)
@@ -280,12 +313,18 @@ static inline SPS_HOST_DEVICE void sps_bicgstab_close_step(sps_bicgstab_state *S
     S->status = SPS_BICGSTAB_NAN;
   } else if (rr <= S->tol2) {
     S->status = SPS_BICGSTAB_CONVERGED;
+  } else if (sps_dtol_exceeded(&S->above, rr, S->dtol2)) {
+    S->status = SPS_BICGSTAB_DIVERGED;
   } else if (S->omega == 0.0 || rho_new == 0.0) {
     S->status = SPS_BICGSTAB_BREAKDOWN;
   } else {
-    S->beta = (rho_new / S->rho) * (S->alpha / S->omega);
+    const double beta = (rho_new / S->rho) * (S->alpha / S->omega);
+    S->beta = beta;
     S->rho = rho_new;
-    if (it >= S->maxit) S->status = SPS_BICGSTAB_MAX_ITERATIONS;
+    if (!isfinite(beta))
+      S->status = SPS_BICGSTAB_NAN; /* the scalars overflow: p would be Inf */
+    else if (it >= S->maxit)
+      S->status = SPS_BICGSTAB_MAX_ITERATIONS;
   }
 }
 

@@ -66,7 +66,9 @@ typedef enum sps_status {
   X(SPS_DIVERGED_BREAKDOWN, -2, "breakdown of the method")                              \
   X(SPS_DIVERGED_INDEFINITE_MATRIX, -3, "matrix is not positive definite")              \
   X(SPS_DIVERGED_INDEFINITE_PRECOND, -4, "preconditioner is not positive definite")     \
-  X(SPS_DIVERGED_NAN, -5, "residual is NaN or Inf")
+  X(SPS_DIVERGED_NAN, -5, "residual is NaN or Inf")                                    \
+  X(SPS_DIVERGED_DTOL, -6, "diverged: ||b - Ax|| > dtol*max(||b||, ||b - Ax_0||)")       \
+  X(SPS_DIVERGED_RANGE, -7, "the solution lies outside the range of doubles (overflow or subnormal)")
 
 /** Convergence reason of the last solve. */
 typedef enum sps_reason {
@@ -368,7 +370,8 @@ sps_status sps_spmv_plan_set_threads_per_row(sps_spmv_plan *plan, int threads_pe
  *         its memory factor) or does not exist on the device; the message says why.
  */
 sps_status sps_spmv_plan_setup(sps_spmv_plan *plan);
-/** y <- alpha*A*x + beta*y; allocates nothing. x has ncols entries, y nrows. */
+/** y <- alpha*A*x + beta*y; allocates nothing. x has ncols entries, y nrows; x and y must be
+ * different vectors (::SPS_ERR_ARGUMENT otherwise). */
 sps_status sps_spmv_apply(sps_spmv_plan *plan, double alpha, const sps_vector *x, double beta,
                           sps_vector *y);
 /** The variant in use after setup (AUTO resolved) and its threads per row (0 if none). */
@@ -397,7 +400,7 @@ sps_status sps_precond_param_info(int index, const char **name, const char **des
                                   double *default_value);
 
 /**
- * Create a solver. Defaults: rtol 1e-8, atol 0, max iterations 10000, restart 30,
+ * Create a solver. Defaults: rtol 1e-8, atol 0, dtol 1e5, max iterations 10000, restart 30,
  * preconditioner ::SPS_PRECOND_AUTO, SpMV auto, GMRES orthogonalisation CGS2, GMRES not
  * flexible, history off.
  *
@@ -421,9 +424,22 @@ sps_status sps_solver_create(sps_context *ctx, sps_solver **solver, sps_solver_t
 sps_status sps_solver_create_by_name(sps_context *ctx, sps_solver **solver, const char *name);
 /** Stop when ||b - Ax|| <= max(rtol*||b||, atol). rtol, atol >= 0, not both 0. */
 sps_status sps_solver_set_tolerances(sps_solver *solver, double rtol, double atol);
+/**
+ * Divergence tolerance (PETSc's dtol, default 1e5): the solve stops with
+ * ::SPS_DIVERGED_DTOL when the residual norm stays above dtol*max(||b||, ||b - A x_0||) (dtol
+ * times ||b|| from x_0 = 0, or dtol times the initial residual when an initial guess starts
+ * worse than x = 0) for 50 iterations in a row: a short excursion above it, which BiCGSTAB
+ * makes on its way to convergence, is not a divergence. CG and BiCGSTAB test their recurrence
+ * residual at every iteration (on the device, inside the batches) and confirm on the true
+ * residual; GMRES, whose estimate never grows within a cycle, tests the true residual at the
+ * end of each cycle. x is left at the diverged iterate. dtol >= 1; INFINITY turns the test off.
+ * @return ::SPS_ERR_ARGUMENT for dtol < 1 or NaN.
+ */
+sps_status sps_solver_set_dtol(sps_solver *solver, double dtol);
 /** Maximum iterations (GMRES: inner iterations), >= 1. */
 sps_status sps_solver_set_max_iterations(sps_solver *solver, int maxit);
-/** GMRES restart length m >= 1 (ignored by other methods). */
+/** GMRES restart length m >= 1 (ignored by other methods). Setup caps it at the order n of
+ * the matrix (sps_solver_get_restart() tells the length in use). */
 sps_status sps_solver_set_restart(sps_solver *solver, int restart);
 /** GMRES orthogonalisation (ignored by other methods). */
 sps_status sps_solver_set_orthogonalization(sps_solver *solver, sps_orthog orthog);
@@ -491,9 +507,27 @@ sps_status sps_solver_set_monitor(sps_solver *solver, sps_monitor_fn fn, void *u
  */
 sps_status sps_solver_setup(sps_solver *solver, const sps_matrix *A);
 /**
- * Solve A x = b. @p x holds the initial guess on entry and the solution on return.
- * A solve that does not converge returns ::SPS_SUCCESS: read sps_solver_get_reason().
- * @return ::SPS_ERR_STATE before setup; ::SPS_ERR_SIZE for mismatched lengths.
+ * Solve A x = b. @p x holds the initial guess x_0 on entry (a vector of zeros when there is
+ * none: sps_vector_create() makes one) and the solution on return: a solve started from a
+ * solution whose residual already meets the tolerance takes 0 iterations, one started near
+ * it fewer than from 0. b and x must be different vectors.
+ *
+ * The solve runs on the system scaled by a power of two 2^-k (b' = 2^-k b, x_0' = 2^-k x_0,
+ * k from max(||b||, ||b - A x_0||)) when that norm is outside [2^-64, 2^64], so that b of any
+ * finite size (1e-300, 1e300, subnormal entries) is solved as b of norm about 1; the
+ * iterates are those of the unscaled solve times 2^-k exactly, and the history, the monitor
+ * and the residuals are reported in the user's units. b = 0 exactly gives x = 0 and
+ * ::SPS_CONVERGED_ZERO_RHS.
+ *
+ * A solve that does not converge returns ::SPS_SUCCESS: read sps_solver_get_reason()
+ * (::SPS_DIVERGED_NAN only when the true residual b - Ax is NaN or Inf; overflow inside
+ * the method, or a preconditioner that returns Inf, is ::SPS_DIVERGED_BREAKDOWN, x then being
+ * the last finite iterate; ::SPS_DIVERGED_RANGE when the scaled system converged but x scaled
+ * back overflows or rounds to subnormal numbers, so that b - Ax does not meet the tolerance:
+ * the solution is not representable in double precision).
+ * @return ::SPS_ERR_STATE before setup; ::SPS_ERR_SIZE for mismatched lengths;
+ *         ::SPS_ERR_ARGUMENT when b and x are the same vector (the message names them) or
+ *         belong to another context.
  */
 sps_status sps_solver_solve(sps_solver *solver, const sps_vector *b, sps_vector *x);
 /** The reason the last solve stopped. */
@@ -526,6 +560,9 @@ sps_status sps_solver_get_precond_info(const sps_solver *solver, sps_precond_inf
  */
 sps_status sps_solver_get_attempts(const sps_solver *solver, const sps_solver_attempt **attempts,
                                    int *count);
+/** The GMRES restart length in use after setup: the one set, capped at n (before setup, the
+ * one set). */
+sps_status sps_solver_get_restart(const sps_solver *solver, int *restart);
 /** Seconds spent in the last setup and the last solve (wall clock, device synchronised). */
 sps_status sps_solver_get_times(const sps_solver *solver, double *setup_seconds, double *solve_seconds);
 /** Destroy a solver (NULL allowed) and set the pointer to NULL. */

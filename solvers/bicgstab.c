@@ -25,11 +25,16 @@
  * confirmed on the true residual; if it fails, r is replaced by it and the iteration restarts
  * (rhat = p = r).
  *
- * Breakdowns: (rhat, v_j) = 0, omega_j = 0 (also (t, t) = 0) or rho_{j+1} = 0. Unless the
- * true residual already meets the tolerance, the iteration restarts from it with a new shadow
- * residual rhat = r (rho_{j+1} = 0 is usually rhat and r grown orthogonal in rounding, which
- * a new rhat cures); a breakdown before any iteration of the new start is final,
- * SPS_DIVERGED_BREAKDOWN. NaN or Inf in an inner product gives SPS_DIVERGED_NAN.
+ * Divergence: ||r_{j+1}|| > dtol*max(||b||, ||r_0||) by the recurrence, confirmed on the
+ * true residual (SPS_DIVERGED_DTOL; a recurrence that alone grew restarts from the truth).
+ *
+ * Breakdowns: (rhat, v_j) = 0, omega_j = 0 (also (t, t) = 0) or rho_{j+1} = 0, and scalars
+ * that overflow (sigma, alpha, omega, beta or a norm NaN or Inf: the steps stop before x
+ * takes a step that is not finite). Unless the true residual already meets the tolerance,
+ * the iteration restarts from it with a new shadow residual rhat = r (rho_{j+1} = 0 is
+ * usually rhat and r grown orthogonal in rounding, which a new rhat cures); a breakdown
+ * before any iteration of the new start is final, SPS_DIVERGED_BREAKDOWN. SPS_DIVERGED_NAN
+ * only when the true residual b - Ax itself is NaN or Inf.
  *
  * Execution: one iteration is two preconditioner applies and two SpMVs issued by the host and
  * three fused backend steps (bicgstab_step_a, bicgstab_step_b, bicgstab_direction; see
@@ -145,6 +150,7 @@ static sps_status bicgstab_start(sps_solver *s, bicgstab_work *w, sps_bicgstab_s
   h->rho = rho;
   h->rr = rho;
   h->half = 0;
+  h->above = 0;
   if (sps_solver_bad(rho))
     h->status = SPS_BICGSTAB_NAN;
   else if (rho == 0.0)
@@ -165,6 +171,7 @@ static sps_status bicgstab_solve(sps_solver *s, const double *b, double *x, doub
 
   SPS_CHECK(be->copy(ctx, s->n, x, w->xw));
   h.tol2 = s->tol * s->tol;
+  h.dtol2 = s->dtol_abs * s->dtol_abs; /* +Inf: no divergence test */
   h.history = w->history;
   h.maxit = s->maxit;
   SPS_CHECK(bicgstab_start(s, w, &h));
@@ -209,11 +216,25 @@ static sps_status bicgstab_solve(sps_solver *s, const double *b, double *x, doub
     case SPS_BICGSTAB_MAX_ITERATIONS:
       s->reason = SPS_DIVERGED_MAX_ITERATIONS;
       break;
-    case SPS_BICGSTAB_BREAKDOWN: {
+    case SPS_BICGSTAB_DIVERGED: {
+      sps_reason reason;
+      SPS_CHECK(sps_solver_confirm_divergence(s, b, w->xw, s->r, &rnorm, &reason));
+      if (reason != SPS_REASON_NONE) {
+        s->reason = reason;
+        break;
+      }
+      /* Only the recurrence grew: restart from the true residual. */
+      SPS_CHECK(bicgstab_start(s, w, &h));
+      break;
+    }
+    case SPS_BICGSTAB_BREAKDOWN:
+    case SPS_BICGSTAB_NAN:
+    default: {
       /*
-       * Converged if the true residual already passes. Otherwise restart with a new shadow
-       * residual rhat = r, unless no iteration was made since the last start (the restart
-       * itself broke down): then it is a breakdown.
+       * Converged if the true residual already passes; NaN if it is NaN or Inf (x itself
+       * went bad). Otherwise restart with a new shadow residual rhat = r, unless no
+       * iteration was made since the last start (the restart itself broke down): then it is
+       * a breakdown, overflow of the scalars included.
        */
       sps_reason reason;
       SPS_CHECK(sps_solver_confirm(s, b, w->xw, s->r, &rnorm, &reason));
@@ -227,9 +248,6 @@ static sps_status bicgstab_solve(sps_solver *s, const double *b, double *x, doub
       }
       break;
     }
-    default:
-      s->reason = SPS_DIVERGED_NAN;
-      break;
     }
   }
   s->iterations = h.it;

@@ -22,9 +22,13 @@
  * residual. When the recurrence claims convergence the true residual b - Ax is recomputed;
  * if it does not pass, r is replaced by it and the iteration restarts from p = M^-1 r.
  *
+ * Divergence: ||r_j|| > dtol*max(||b||, ||r_0||) by the recurrence, confirmed on the true
+ * residual (SPS_DIVERGED_DTOL; the iteration restarts from the true residual if that passes).
+ *
  * Breakdowns: (p, Ap) <= 0 means A is not positive definite (SPS_DIVERGED_INDEFINITE_MATRIX);
  * (r, M^-1 r) < 0 means M is not (SPS_DIVERGED_INDEFINITE_PRECOND); NaN or Inf in a norm or
- * an inner product gives SPS_DIVERGED_NAN.
+ * an inner product gives SPS_DIVERGED_NAN when the true residual of x is NaN or Inf too, and
+ * SPS_DIVERGED_BREAKDOWN when it is finite (the scalars overflowed, or M^-1 r did).
  *
  * Execution: one iteration is an SpMV and three fused backend steps (cg_alpha, cg_update,
  * cg_direction; see core/krylov_state.h) whose scalars stay in the backend's memory, so the
@@ -129,6 +133,7 @@ static sps_status cg_start(sps_solver *s, cg_work *w, sps_cg_state *h, double *r
   SPS_CHECK(be->dot(ctx, s->n, s->r, z, rz));
   SPS_CHECK(be->copy(ctx, s->n, z, w->p));
   h->rz = *rz;
+  h->above = 0;
   h->status = SPS_CG_RUNNING;
   return be->upload(ctx, w->S, h, sizeof *h);
 }
@@ -143,13 +148,14 @@ static sps_status cg_solve(sps_solver *s, const double *b, double *x, double rno
 
   SPS_CHECK(be->copy(ctx, s->n, x, w->xw));
   h.tol2 = s->tol * s->tol;
+  h.dtol2 = s->dtol_abs * s->dtol_abs; /* +Inf: no divergence test */
   h.history = w->history;
   h.maxit = s->maxit;
   h.deferred = w->general;
   SPS_CHECK(cg_start(s, w, &h, &rz));
   s->reason = SPS_REASON_NONE;
   if (sps_solver_bad(rz))
-    s->reason = SPS_DIVERGED_NAN;
+    SPS_CHECK(sps_solver_nan_reason(s, b, w->xw, s->r, &rnorm, &s->reason));
   else if (rz < 0.0)
     s->reason = SPS_DIVERGED_INDEFINITE_PRECOND;
 
@@ -187,6 +193,21 @@ static sps_status cg_solve(sps_solver *s, const double *b, double *x, double rno
         s->reason = SPS_DIVERGED_MAX_ITERATIONS;
       break;
     }
+    case SPS_CG_DIVERGED: {
+      sps_reason reason;
+      SPS_CHECK(sps_solver_confirm_divergence(s, b, w->xw, s->r, &rnorm, &reason));
+      if (reason != SPS_REASON_NONE) {
+        s->reason = reason;
+        break;
+      }
+      /* Only the recurrence grew: restart from the true residual. */
+      SPS_CHECK(cg_start(s, w, &h, &rz));
+      if (rz < 0.0)
+        s->reason = SPS_DIVERGED_INDEFINITE_PRECOND;
+      else if (h.it >= s->maxit)
+        s->reason = SPS_DIVERGED_MAX_ITERATIONS;
+      break;
+    }
     case SPS_CG_MAX_ITERATIONS:
       s->reason = SPS_DIVERGED_MAX_ITERATIONS;
       break;
@@ -196,8 +217,8 @@ static sps_status cg_solve(sps_solver *s, const double *b, double *x, double rno
     case SPS_CG_INDEFINITE_PRECOND:
       s->reason = SPS_DIVERGED_INDEFINITE_PRECOND;
       break;
-    default:
-      s->reason = SPS_DIVERGED_NAN;
+    default: /* NAN: a real NaN in x, or scalars that overflowed (a breakdown) */
+      SPS_CHECK(sps_solver_nan_reason(s, b, w->xw, s->r, &rnorm, &s->reason));
       break;
     }
   }

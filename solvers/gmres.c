@@ -39,7 +39,16 @@
  * invariant and x_j is the solution: the cycle stops cleanly and x is updated; if the true
  * residual does not pass (rounding), the next cycle starts from it. A zero diagonal in the
  * rotated H (A M^-1 singular on the space) is SPS_DIVERGED_BREAKDOWN unless the true residual
- * already passes.
+ * already passes. NaN or Inf in a cycle leaves x at the cycle's start: SPS_DIVERGED_NAN when
+ * its true residual is NaN or Inf, else SPS_DIVERGED_BREAKDOWN (M^-1 or the scalars overflowed).
+ *
+ * Restart: m is capped at n (sps_solver_get_restart tells the m in use): in exact arithmetic
+ * GMRES ends within n steps, and a longer basis would only hold rounding.
+ *
+ * Divergence: the estimate |g_{j+1}| never grows within a cycle, but x += M^-1 V_k y can make
+ * the true residual grow when M^-1 is unstable: when ||b - Ax|| > dtol*max(||b||, ||r_0||) at
+ * every cycle end for SPS_DTOL_ITERATIONS iterations (as CG and BiCGSTAB test it on their
+ * recurrence) the solve stops with SPS_DIVERGED_DTOL.
  *
  * Execution. With CGS2, on a backend with the GMRES steps (core/krylov_state.h), the cycle runs on
  * the device: H, the rotations, g and the status stay in the backend's memory, one inner iteration
@@ -86,6 +95,8 @@ typedef struct gmres_work {
   sps_gmres_state *S;   /* the state in the backend's memory */
   void *graph;          /* one inner iteration, or NULL */
   void *graph4;         /* GMRES_GRAPH_ITERATIONS inner iterations, or NULL */
+  int above_since;      /* the first iteration of the solve's run of cycle ends above the
+                           divergence bound, or -1 */
   /* The host-driven fallback. */
   double *H;       /* (m+1) x m on the host, column-major: the rotated Hessenberg matrix */
   double *h2;      /* m+1 on the host: the second CGS pass */
@@ -133,7 +144,7 @@ static int gmres_device_ok(sps_solver *s, const gmres_work *gw, size_t *nwork)
     return 0;
   char saved[SPS_ERRMSG_LEN];
   memcpy(saved, ctx->errmsg, sizeof saved);
-  if (be->gmres_workspace(ctx, s->n, s->restart, nwork) == SPS_SUCCESS) return 1;
+  if (be->gmres_workspace(ctx, s->n, gw->m, nwork) == SPS_SUCCESS) return 1;
   memcpy(ctx->errmsg, saved, sizeof saved);
   return 0;
 }
@@ -226,10 +237,12 @@ static sps_status gmres_setup(sps_solver *s)
   sps_context *ctx = s->ctx;
   sps_status st = SPS_SUCCESS;
   gmres_work *gw;
-  const size_t m = (size_t)s->restart;
   SPS_CHECK(sps_host_calloc(ctx, (void **)&gw, 1, sizeof *gw, "GMRES work space"));
   s->work = gw;
-  gw->m = s->restart;
+  /* m = min(restart, n): more than n basis vectors cannot be independent. */
+  gw->m = (int64_t)s->restart > s->n ? (int)(s->n > 0 ? s->n : 1) : s->restart;
+  s->restart_used = gw->m;
+  const size_t m = (size_t)gw->m;
   if ((size_t)s->n > 0 && m + 1 > SIZE_MAX / sizeof(double) / (size_t)s->n)
     SPS_TRY_FAIL(ctx, SPS_ERR_SIZE, "GMRES basis: %zu vectors of length %lld overflow size_t",
                  m + 1, (long long)s->n);
@@ -262,7 +275,10 @@ static sps_status gmres_cycle_end(sps_solver *s, gmres_work *gw, const double *b
   const sps_backend *be = ctx->be;
   const int64_t n = s->n;
   if (h->status == SPS_GMRES_NAN) {
-    s->reason = SPS_DIVERGED_NAN;
+    /* x is still the cycle's start: NaN only if its true residual is. */
+    SPS_CHECK(sps_solver_nan_reason(s, b, x, s->r, rnorm, &s->reason));
+    s->res_abs = *rnorm;
+    s->res_known = 1;
     return SPS_SUCCESS;
   }
   /* u <- V_k y (flexible: u <- Z_k y), y = R_k^-1 g_k */
@@ -280,6 +296,8 @@ static sps_status gmres_cycle_end(sps_solver *s, gmres_work *gw, const double *b
   /* x changes again only in a later cycle, which ends with its own confirmation. */
   s->res_abs = *rnorm;
   s->res_known = 1;
+  if (reason == SPS_REASON_NONE && sps_solver_dtol_cycle(s, *rnorm, h->it, &gw->above_since))
+    reason = SPS_DIVERGED_DTOL;
   if (reason != SPS_REASON_NONE) {
     s->reason = reason;
     return SPS_SUCCESS;
@@ -424,9 +442,11 @@ static sps_status gmres_solve_host(sps_solver *s, const double *b, double *x, do
       wnorm2 += hn * hn;
       col[j + 1] = hn;
       if (sps_solver_bad(wnorm2)) {
+        /* x is still the cycle's start: NaN only if its true residual is. */
         it++;
         sps_solver_record(s, it, NAN);
-        s->reason = SPS_DIVERGED_NAN;
+        SPS_CHECK(sps_solver_nan_reason(s, b, x, r, &s->res_abs, &s->reason));
+        s->res_known = 1;
         s->iterations = it;
         return SPS_SUCCESS;
       }
@@ -482,6 +502,8 @@ static sps_status gmres_solve_host(sps_solver *s, const double *b, double *x, do
     SPS_CHECK(sps_solver_confirm(s, b, x, r, &beta, &reason));
     s->res_abs = beta;
     s->res_known = 1;
+    if (reason == SPS_REASON_NONE && sps_solver_dtol_cycle(s, beta, it, &gw->above_since))
+      reason = SPS_DIVERGED_DTOL;
     if (reason != SPS_REASON_NONE) {
       s->reason = reason;
       break;
@@ -501,7 +523,8 @@ static sps_status gmres_solve_host(sps_solver *s, const double *b, double *x, do
 
 static sps_status gmres_solve(sps_solver *s, const double *b, double *x, double rnorm0)
 {
-  const gmres_work *gw = s->work;
+  gmres_work *gw = s->work;
+  gw->above_since = -1;
   return gw->device ? gmres_solve_device(s, b, x, rnorm0) : gmres_solve_host(s, b, x, rnorm0);
 }
 

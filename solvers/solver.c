@@ -87,9 +87,11 @@ sps_reason sps_solver_test(const sps_solver *s, double rnorm)
   return SPS_CONVERGED_ATOL;
 }
 
+/* The history and the monitor speak of the user's system: norms of the scaled one times 2^k. */
 void sps_solver_record(sps_solver *s, int it, double rnorm)
 {
   const int at = it + s->it_offset;
+  rnorm = ldexp(rnorm, s->scale_exp);
   if (s->history_on && at < s->history_cap) {
     s->history[at] = rnorm;
     s->history_count = at + 1;
@@ -100,7 +102,8 @@ void sps_solver_record(sps_solver *s, int it, double rnorm)
 
 void sps_solver_monitor(sps_solver *s, int it, double rnorm)
 {
-  if (s->monitor && s->monitor_every > 0) s->monitor(s->monitor_user, it + s->it_offset, rnorm);
+  if (s->monitor && s->monitor_every > 0)
+    s->monitor(s->monitor_user, it + s->it_offset, ldexp(rnorm, s->scale_exp));
 }
 
 sps_status sps_solver_operator(sps_solver *s, const double *x, double *y)
@@ -129,6 +132,34 @@ sps_status sps_solver_confirm(sps_solver *s, const double *b, const double *x, d
   return SPS_SUCCESS;
 }
 
+sps_status sps_solver_nan_reason(sps_solver *s, const double *b, const double *x, double *r,
+                                 double *norm, sps_reason *reason)
+{
+  SPS_CHECK(sps_solver_residual(s, b, x, r, norm));
+  *reason = sps_solver_bad(*norm) ? SPS_DIVERGED_NAN : SPS_DIVERGED_BREAKDOWN;
+  return SPS_SUCCESS;
+}
+
+int sps_solver_dtol_cycle(const sps_solver *s, double rnorm, int it, int *above_since)
+{
+  if (!(rnorm > s->dtol_abs)) {
+    *above_since = -1;
+    return 0;
+  }
+  if (*above_since < 0) *above_since = it;
+  return it - *above_since >= SPS_DTOL_ITERATIONS;
+}
+
+sps_status sps_solver_confirm_divergence(sps_solver *s, const double *b, const double *x,
+                                         double *r, double *norm, sps_reason *reason)
+{
+  SPS_CHECK(sps_solver_residual(s, b, x, r, norm));
+  *reason = sps_solver_bad(*norm)         ? SPS_DIVERGED_NAN
+            : *norm > s->dtol_abs ? SPS_DIVERGED_DTOL
+                                          : SPS_REASON_NONE;
+  return SPS_SUCCESS;
+}
+
 sps_status sps_solver_capture(sps_solver *s, int iterations,
                               sps_status (*issue)(sps_solver *s, void *work), void *work,
                               void **graph)
@@ -151,8 +182,11 @@ sps_status sps_solver_download_history(sps_solver *s, const double *dev, int it)
   if (!dev || it <= 0) return SPS_SUCCESS;
   if (it + s->it_offset >= s->history_cap) it = s->history_cap - 1 - s->it_offset;
   if (it <= 0) return SPS_SUCCESS;
-  SPS_CHECK(s->ctx->be->download(s->ctx, s->history + 1 + s->it_offset, dev + 1,
-                                 (size_t)it * sizeof(double)));
+  double *h = s->history + 1 + s->it_offset;
+  SPS_CHECK(s->ctx->be->download(s->ctx, h, dev + 1, (size_t)it * sizeof(double)));
+  if (s->scale_exp != 0)
+    for (int k = 0; k < it; k++)
+      h[k] = ldexp(h[k], s->scale_exp);
   s->history_count = it + 1 + s->it_offset;
   return SPS_SUCCESS;
 }
@@ -187,6 +221,7 @@ sps_status sps_solver_create(sps_context *ctx, sps_solver **out, sps_solver_type
   sps_precond_params_default(&s->precond_params);
   s->rtol = 1e-8;
   s->atol = 0.0;
+  s->dtol = 1e5;
   s->maxit = 10000;
   s->restart = 30;
   s->orthog = SPS_ORTHOG_CGS2;
@@ -254,6 +289,16 @@ sps_status sps_solver_set_tolerances(sps_solver *s, double rtol, double atol)
              "tolerances must be finite, >= 0 and not both 0 (rtol %g, atol %g)", rtol, atol);
   s->rtol = rtol;
   s->atol = atol;
+  return SPS_SUCCESS;
+}
+
+sps_status sps_solver_set_dtol(sps_solver *s, double dtol)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  if (!(dtol >= 1.0))
+    SPS_FAIL(s->ctx, SPS_ERR_ARGUMENT,
+             "divergence tolerance must be >= 1 (or +Inf for no divergence test), not %g", dtol);
+  s->dtol = dtol;
   return SPS_SUCCESS;
 }
 
@@ -370,6 +415,7 @@ static void solver_release(sps_solver *s)
   s->work = NULL;
   sps_solver_auto_destroy(s);
   sps_solver_vec_free(s, &s->r);
+  sps_solver_vec_free(s, &s->bs);
   sps_precond_destroy(&s->pc);
   sps_spmv_plan_destroy(&s->plan);
   sps_host_free(s->history);
@@ -382,6 +428,7 @@ static void solver_release(sps_solver *s)
   s->sign = 1.0;
   s->auto_on = 0;
   s->attempt_count = 0;
+  s->restart_used = 0;
 }
 
 sps_solver_attempt *sps_solver_add_attempt(sps_solver *s, sps_solver_type method,
@@ -440,6 +487,7 @@ sps_status sps_solver_setup(sps_solver *s, const sps_matrix *A)
   SPS_TRY(sps_spmv_plan_set_threads_per_row(s->plan, s->spmv_threads_per_row));
   SPS_TRY(sps_spmv_plan_setup(s->plan));
   SPS_TRY(sps_solver_vec_alloc(s, &s->r, "solver residual"));
+  SPS_TRY(sps_solver_vec_alloc(s, &s->bs, "solver scaled right-hand side"));
   SPS_TRY(history_alloc(s));
   s->auto_on = s->requested == SPS_SOLVER_AUTO || s->precond_type == SPS_PRECOND_AUTO;
   if (s->auto_on) {
@@ -464,10 +512,87 @@ cleanup:
 }
 
 /*
+ * The scale of a solve. Krylov methods square their residuals (CG's (r, r), GMRES's ||w||,
+ * BiCGSTAB's (t, t)) inside fused steps on both backends; with ||b|| = 1e-200 those squares
+ * underflow to 0, with 1e200 they overflow. So the solve runs on A x' = b' with b' = 2^-k b,
+ * x'_0 = 2^-k x_0, k the exponent of max(||b||, ||r_0||): every vector of the method is then
+ * of order one, and the full exponent range is left to A and M. Every operation of the
+ * methods is linear in (b, x_0) or a ratio of such quantities, and a power of two scales
+ * exactly, so the iterates are those of the unscaled solve times 2^-k, bit for bit, as long as
+ * nothing overflows or becomes subnormal; the norms recorded are scaled back by 2^k exactly.
+ * Within 2^-SOLVE_FREE_EXP <= max(||b||, ||r_0||) < 2^SOLVE_FREE_EXP the squares are safe
+ * whatever the sensible scale of A, and the scaling (a copy of b, two passes over x, a final
+ * residual) is skipped: it would change no bit.
+ */
+#define SOLVE_FREE_EXP 64
+
+/* k for the solve: 0 within the free range, else the exponent e of big = f 2^e, f in
+ * [0.5, 1), kept in [-1022, 1023] so that 2^-k and 2^k are normal doubles. */
+static int solve_scale_exponent(double big)
+{
+  int e;
+  (void)frexp(big, &e);
+  if (e > -SOLVE_FREE_EXP && e <= SOLVE_FREE_EXP) return 0;
+  if (e < -1022) e = -1022;
+  if (e > 1023) e = 1023;
+  return e;
+}
+
+/*
+ * Run the method on the system scaled by 2^-k (k from max(||b||, ||r_0||); *scaled_by gets k):
+ * b' = 2^-k b into s->bs, x and s->r scaled in place, bnorm, tol and atol in the scaled units;
+ * afterwards x is scaled back (also when the method fails) and the true residual is left to
+ * the caller.
+ */
+static sps_status solve_scaled(sps_solver *s, const double *b, double *x, double bnorm,
+                               double rnorm0, int *scaled_by)
+{
+  sps_context *ctx = s->ctx;
+  const sps_backend *be = ctx->be;
+  const int k = solve_scale_exponent(fmax(bnorm, rnorm0));
+  const double *bk = b;
+  sps_status st = SPS_SUCCESS;
+  int scaled = 0;
+  *scaled_by = k;
+  s->scale_exp = k;
+  if (k != 0) {
+    const double down = ldexp(1.0, -k);
+    /* b' = 2^-k b, x' = 2^-k x, r' = 2^-k r: exact */
+    SPS_TRY(be->axpby(ctx, s->n, down, b, 0.0, s->bs));
+    bk = s->bs;
+    scaled = 1;
+    SPS_TRY(be->scal(ctx, s->n, down, x));
+    SPS_TRY(be->scal(ctx, s->n, down, s->r));
+    s->bnorm = ldexp(bnorm, -k);
+    s->tol = fmax(s->rtol * s->bnorm, ldexp(s->atol, -k));
+    rnorm0 = ldexp(rnorm0, -k);
+  }
+  /* dtol * max(||b||, ||r_0||): relative to b, or to a worse initial guess (PETSc's rnorm0) */
+  s->dtol_abs = s->dtol * fmax(s->bnorm, rnorm0);
+  sps_solver_record(s, 0, rnorm0);
+  if (s->auto_on)
+    SPS_TRY(sps_solver_auto_solve(s, bk, x, rnorm0));
+  else
+    SPS_TRY(s->method->solve(s, bk, x, rnorm0));
+cleanup:
+  if (scaled) {
+    /* x = 2^k x'; the true residual is recomputed on the user's b and x. */
+    const sps_status st_back = be->scal(ctx, s->n, ldexp(1.0, k), x);
+    if (st == SPS_SUCCESS) st = st_back;
+    s->bnorm = bnorm;
+    s->tol = fmax(s->rtol * bnorm, s->atol);
+    s->res_known = 0;
+  }
+  s->scale_exp = 0;
+  return st;
+}
+
+/*
  * Solve: the checks and the work common to every method. ||b|| sets the tolerance
  * tol = max(rtol*||b||, atol); b = 0 gives x = 0 at once; an initial guess whose true
  * residual already meets tol takes 0 iterations; otherwise the method iterates from the
- * residual in s->r. At the end the true residual b - Ax is recomputed for get_residual.
+ * residual in s->r, on the system scaled as solve_scaled says. At the end the true residual
+ * b - Ax is recomputed for get_residual. b and x must be distinct: x changes while b is read.
  */
 sps_status sps_solver_solve(sps_solver *s, const sps_vector *b, sps_vector *x)
 {
@@ -478,17 +603,24 @@ sps_status sps_solver_solve(sps_solver *s, const sps_vector *b, sps_vector *x)
   if (!s->is_setup) SPS_FAIL(ctx, SPS_ERR_STATE, "sps_solver_solve: solver is not set up");
   if (b->ctx != ctx || x->ctx != ctx)
     SPS_FAIL(ctx, SPS_ERR_ARGUMENT, "sps_solver_solve: vectors belong to another context");
+  if (b == x || b->data == x->data)
+    SPS_FAIL(ctx, SPS_ERR_ARGUMENT,
+             "sps_solver_solve: 'b' and 'x' are the same vector: x is overwritten by the iterates "
+             "while b is still read (solve into another vector)");
   if (b->n != s->n || x->n != s->n)
     SPS_FAIL(ctx, SPS_ERR_SIZE,
              "sps_solver_solve: b has length %lld and x %lld, the matrix has order %lld",
              (long long)b->n, (long long)x->n, (long long)s->n);
   double t0 = sps_wtime();
+  int k = 0;
   s->reason = SPS_REASON_NONE;
   s->iterations = 0;
   s->history_count = 0;
   s->res_abs = s->res_rel = 0.0;
   s->res_known = 0;
   s->it_offset = 0;
+  s->scale_exp = 0;
+  s->dtol_abs = INFINITY;
   SPS_CHECK(ctx->be->nrm2(ctx, s->n, b->data, &s->bnorm));
   s->tol = fmax(s->rtol * s->bnorm, s->atol);
   if (s->bnorm == 0.0) {
@@ -498,17 +630,20 @@ sps_status sps_solver_solve(sps_solver *s, const sps_vector *b, sps_vector *x)
   } else {
     double rnorm0;
     SPS_CHECK(sps_solver_residual(s, b->data, x->data, s->r, &rnorm0));
-    sps_solver_record(s, 0, rnorm0);
-    if (sps_solver_bad(s->bnorm) || sps_solver_bad(rnorm0))
+    if (sps_solver_bad(s->bnorm) || sps_solver_bad(rnorm0)) {
+      sps_solver_record(s, 0, rnorm0);
       s->reason = SPS_DIVERGED_NAN;
-    else if ((s->reason = sps_solver_test(s, rnorm0)) == SPS_REASON_NONE) {
-      if (s->auto_on)
-        SPS_CHECK(sps_solver_auto_solve(s, b->data, x->data, rnorm0));
-      else
-        SPS_CHECK(s->method->solve(s, b->data, x->data, rnorm0));
+    } else if ((s->reason = sps_solver_test(s, rnorm0)) != SPS_REASON_NONE) {
+      sps_solver_record(s, 0, rnorm0);
+    } else {
+      SPS_CHECK(solve_scaled(s, b->data, x->data, s->bnorm, rnorm0, &k));
     }
     if (!s->res_known) SPS_CHECK(sps_solver_residual(s, b->data, x->data, s->r, &s->res_abs));
     s->res_rel = s->res_abs / s->bnorm;
+    /* Scaled back, x = 2^k x' rounds where its entries become subnormal, or overflows: the
+     * scaled system converged, the user's does not. */
+    if (k != 0 && s->reason > 0 && sps_solver_test(s, s->res_abs) == SPS_REASON_NONE)
+      s->reason = SPS_DIVERGED_RANGE;
   }
   SPS_CHECK(ctx->be->synchronize(ctx));
   s->solve_seconds = sps_wtime() - t0;
@@ -588,6 +723,14 @@ sps_status sps_solver_get_attempts(const sps_solver *s, const sps_solver_attempt
   SPS_CHECK_ARG(s->ctx, count, "count");
   *attempts = s->attempts;
   *count = s->attempt_count;
+  return SPS_SUCCESS;
+}
+
+sps_status sps_solver_get_restart(const sps_solver *s, int *restart)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  SPS_CHECK_ARG(s->ctx, restart, "restart");
+  *restart = s->is_setup && s->restart_used > 0 ? s->restart_used : s->restart;
   return SPS_SUCCESS;
 }
 

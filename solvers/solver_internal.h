@@ -49,6 +49,7 @@ struct sps_solver {
   sps_solver_type requested;     /* as created: a method or SPS_SOLVER_AUTO */
   sps_precond_params precond_params;
   double rtol, atol;
+  double dtol; /* divergence: ||r|| > dtol*max(||b||, ||r_0||) stops the solve (Inf: never) */
   int maxit;
   int restart;
   sps_orthog orthog;
@@ -79,12 +80,17 @@ struct sps_solver {
   double *r;        /* n: the residual, shared by the driver and the method */
   void *work;       /* the method's work space */
   int work_restart; /* the restart the work space was sized for (GMRES) */
+  int restart_used; /* GMRES: the restart of the work space, the setting capped at n */
+  double *bs;       /* n: 2^-k b when the solve runs scaled */
   double *history;  /* history_cap entries on the host */
   int history_cap;
 
-  /* The current solve. */
-  double bnorm; /* ||b|| */
-  double tol;   /* max(rtol*||b||, atol) */
+  /* The current solve. It runs on the system scaled by 2^-scale_exp (sps_solver_solve), and
+   * bnorm, tol and dtol_abs are in the scaled units while the method runs. */
+  double bnorm;    /* ||b|| */
+  double tol;      /* max(rtol*||b||, atol) */
+  double dtol_abs; /* dtol*max(||b||, ||r_0||): a larger residual norm is a divergence */
+  int scale_exp;   /* k: the methods see 2^-k b and 2^-k x; history and monitor get 2^k times */
 
   /* Results of the last solve. */
   sps_reason reason;
@@ -187,6 +193,31 @@ double sps_solver_batch_rate(double before, double after, int iterations);
 
 /* Nonzero when v is NaN or +-Inf. */
 int sps_solver_bad(double v);
+
+/*
+ * A method's state says NaN or Inf: recompute the true residual r <- b - A x (*norm its norm)
+ * and return in *reason SPS_DIVERGED_NAN when that is not finite, else
+ * SPS_DIVERGED_BREAKDOWN (the method's scalars overflowed or a preconditioner gave Inf; x is
+ * the last finite iterate). The method may restart from r instead of stopping.
+ */
+sps_status sps_solver_nan_reason(sps_solver *s, const double *b, const double *x, double *r,
+                                 double *norm, sps_reason *reason);
+
+/*
+ * The divergence test of a method that knows the true residual norm rnorm only now and then
+ * (GMRES at its cycle ends), after `it` iterations: 1 once rnorm has been above s->dtol_abs at
+ * every such point for SPS_DTOL_ITERATIONS iterations. *above_since: the iteration where the
+ * current run above began, -1 when none (the caller sets -1 at the start of a solve).
+ */
+int sps_solver_dtol_cycle(const sps_solver *s, double rnorm, int it, int *above_since);
+
+/*
+ * A method's recurrence claims divergence (its norm above s->dtol_abs): recompute the true
+ * residual into r and return SPS_DIVERGED_DTOL in *reason when it confirms, SPS_DIVERGED_NAN
+ * when it is not finite, or SPS_REASON_NONE (the method restarts from r, whose norm is *norm).
+ */
+sps_status sps_solver_confirm_divergence(sps_solver *s, const double *b, const double *x,
+                                         double *r, double *norm, sps_reason *reason);
 
 /* Allocate and free an n-vector in the context's memory space. */
 sps_status sps_solver_vec_alloc(sps_solver *s, double **v, const char *what);

@@ -45,7 +45,8 @@ using sps_reduce::kWarps;
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < (n);                        \
        i += (int64_t)gridDim.x * blockDim.x)
 
-/* sigma <- r0hat.v; alpha <- rho/sigma; sigma = 0 stops with BREAKDOWN, NaN/Inf with NAN. */
+/* sigma <- r0hat.v; alpha <- rho/sigma; sigma = 0 stops with BREAKDOWN, a sigma or alpha that
+ * is NaN or Inf with NAN. */
 __global__ void bicgstab_alpha_kernel(int64_t n, const double *__restrict__ r0hat,
                                       const double *__restrict__ v, sps_bicgstab_state *S,
                                       double *partials, unsigned *ticket)
@@ -60,12 +61,15 @@ __global__ void bicgstab_alpha_kernel(int64_t n, const double *__restrict__ r0ha
   const double sigma = sps_csum_value(gather_block(partials, 0, sh));
   if (threadIdx.x == 0) {
     S->sigma = sigma;
-    if (!isfinite(sigma))
+    if (!isfinite(sigma)) {
       S->status = SPS_BICGSTAB_NAN;
-    else if (sigma == 0.0)
+    } else if (sigma == 0.0) {
       S->status = SPS_BICGSTAB_BREAKDOWN;
-    else
-      S->alpha = S->rho / sigma;
+    } else {
+      const double alpha = S->rho / sigma;
+      S->alpha = alpha;
+      if (!isfinite(alpha)) S->status = SPS_BICGSTAB_NAN;
+    }
     *ticket = 0;
   }
 }
@@ -99,7 +103,8 @@ __global__ void bicgstab_s_kernel(int64_t n, const double *__restrict__ r,
   }
 }
 
-/* ts <- t.s, tt <- t.t, omega <- ts/tt (0 when t = 0); nothing when the half flag is set. */
+/* ts <- t.s, tt <- t.t, omega <- ts/tt (0 when t = 0); an omega that is NaN or Inf stops with
+ * NAN before the update kernel touches x; nothing when the half flag is set. */
 __global__ void bicgstab_omega_kernel(int64_t n, const double *__restrict__ t,
                                       const double *__restrict__ s, sps_bicgstab_state *S,
                                       double *partials, unsigned *ticket)
@@ -124,7 +129,9 @@ __global__ void bicgstab_omega_kernel(int64_t n, const double *__restrict__ t,
   if (threadIdx.x == 0) {
     S->ts = ts_all;
     S->tt = tt_all;
-    S->omega = tt_all != 0.0 ? ts_all / tt_all : 0.0;
+    const double omega = tt_all != 0.0 ? ts_all / tt_all : 0.0;
+    S->omega = omega;
+    if (!isfinite(omega)) S->status = SPS_BICGSTAB_NAN;
     *ticket = 0;
   }
 }
