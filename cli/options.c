@@ -20,6 +20,7 @@ typedef enum opt_id {
   OPT_LIST_PRECOND,
   OPT_RTOL,
   OPT_ATOL,
+  OPT_DTOL,
   OPT_MAXIT,
   OPT_RESTART,
   OPT_FLEXIBLE,
@@ -30,6 +31,7 @@ typedef enum opt_id {
   OPT_RHS,
   OPT_SEED,
   OPT_OUTPUT,
+  OPT_X0,
   OPT_MONITOR,
   OPT_HISTORY,
   OPT_JSON,
@@ -53,6 +55,7 @@ static const opt_spec option_table[] = {
     {"list-precond", 0, ARG_NONE, OPT_LIST_PRECOND},
     {"rtol", 0, ARG_REQUIRED, OPT_RTOL},
     {"atol", 0, ARG_REQUIRED, OPT_ATOL},
+    {"dtol", 0, ARG_REQUIRED, OPT_DTOL},
     {"maxit", 0, ARG_REQUIRED, OPT_MAXIT},
     {"restart", 0, ARG_REQUIRED, OPT_RESTART},
     {"flexible", 0, ARG_NONE, OPT_FLEXIBLE},
@@ -63,6 +66,7 @@ static const opt_spec option_table[] = {
     {"rhs", 0, ARG_REQUIRED, OPT_RHS},
     {"seed", 0, ARG_REQUIRED, OPT_SEED},
     {"output", 'o', ARG_REQUIRED, OPT_OUTPUT},
+    {"x0", 0, ARG_REQUIRED, OPT_X0},
     {"monitor", 0, ARG_OPTIONAL, OPT_MONITOR},
     {"history", 0, ARG_NONE, OPT_HISTORY},
     {"json", 0, ARG_NONE, OPT_JSON},
@@ -97,6 +101,9 @@ void cli_print_help(void)
         "  --rtol X              stop when ||b - Ax|| <= max(rtol*||b||, atol) (default 1e-8)\n"
         "  --atol X              absolute tolerance (default 0); rtol and atol are >= 0 and\n"
         "                        not both 0\n"
+        "  --dtol X              divergence: stop when ||b - Ax|| stays above\n"
+        "                        X*max(||b||, ||b - Ax0||) (default 1e5; X >= 1, or inf for\n"
+        "                        no divergence test)\n"
         "  --maxit N             maximum iterations, N >= 1 (default 10000; GMRES counts inner\n"
         "                        iterations)\n"
         "  --restart M           GMRES restart length, M >= 1 (default 30)\n"
@@ -124,6 +131,8 @@ void cli_print_help(void)
         "                        positional argument b.mtx means --rhs b.mtx.\n"
         "  --seed N              seed of the random x* or b (default 1)\n"
         "  -o, --output FILE     write the solution x as a Matrix Market array file\n"
+        "  --x0 FILE             start from the initial guess x0 in FILE (a Matrix Market\n"
+        "                        vector, as -o writes; default x0 = 0)\n"
         "\n"
         "Output:\n"
         "  --monitor[=K]         print the residual norm every K iterations on stderr\n"
@@ -417,6 +426,15 @@ static int apply_option(const opt_spec *spec, const char *val, cli_options *opt,
     if (parse_double(name, val, &opt->atol)) return CLI_EXIT_USAGE;
     if (opt->atol < 0) return usage_error("invalid value '%s' for --%s: must be >= 0", val, name);
     return 0;
+  case OPT_DTOL:
+    if (strcmp(val, "inf") == 0 || strcmp(val, "Inf") == 0 || strcmp(val, "INF") == 0) {
+      opt->dtol = INFINITY;
+      return 0;
+    }
+    if (parse_double(name, val, &opt->dtol)) return CLI_EXIT_USAGE;
+    if (!(opt->dtol >= 1.0))
+      return usage_error("invalid value '%s' for --%s: must be >= 1 (or inf)", val, name);
+    return 0;
   case OPT_MAXIT:
     return parse_int(name, val, 1, &opt->maxit);
   case OPT_RESTART:
@@ -453,6 +471,11 @@ static int apply_option(const opt_spec *spec, const char *val, cli_options *opt,
     if (val[0] == '\0')
       return usage_error("invalid value '%s' for --%s: empty file name", val, name);
     opt->output_path = val;
+    return 0;
+  case OPT_X0:
+    if (val[0] == '\0')
+      return usage_error("invalid value '%s' for --%s: empty file name", val, name);
+    opt->x0_path = val;
     return 0;
   case OPT_MONITOR:
     opt->monitor_every = 1;
@@ -504,6 +527,7 @@ static void set_defaults(cli_options *opt)
   opt->precond = SPS_PRECOND_AUTO;
   opt->rtol = 1e-8;
   opt->atol = 0.0;
+  opt->dtol = 1e5;
   opt->maxit = 10000;
   opt->restart = 30;
   opt->device = SPS_DEVICE_AUTO;

@@ -47,6 +47,7 @@ typedef struct cli_options {
   const char *matrix_path; /* first positional argument */
   const char *rhs_path;    /* --rhs FILE or the second positional argument */
   const char *output_path; /* -o FILE, or NULL */
+  const char *x0_path;     /* --x0 FILE: the initial guess, or NULL for x0 = 0 */
   cli_rhs_kind rhs;
   uint64_t seed;
   int solver; /* an sps_solver_type or CLI_SOLVER_AUTO */
@@ -54,6 +55,7 @@ typedef struct cli_options {
   cli_precond_param params[CLI_MAX_PRECOND_PARAMS]; /* applied in order */
   int nparams;
   double rtol, atol;
+  double dtol; /* --dtol: divergence tolerance, >= 1 or +Inf */
   int maxit, restart;
   int flexible; /* --flexible: flexible GMRES */
   sps_device_kind device;

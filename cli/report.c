@@ -114,12 +114,15 @@ void cli_report_text(FILE *out, const cli_report *r)
     fprintf(out, "rhs             %s\n", o->rhs_path);
   else
     fprintf(out, "rhs             %s\n", rhs_name(o->rhs));
+  if (o->x0_path) fprintf(out, "x0              %s\n", o->x0_path);
   fprintf(out, "device          %s\n", r->device);
   fprintf(out, "solver          %s", sps_solver_type_name(r->solver));
-  if (r->solver == SPS_SOLVER_GMRES)
-    fprintf(out, "(%d)%s", o->restart, cli_report_flexible(r) ? ", flexible" : "");
+  if (r->solver == SPS_SOLVER_GMRES) {
+    fprintf(out, "(%d)%s", r->restart, cli_report_flexible(r) ? ", flexible" : "");
+    if (r->restart < o->restart) fprintf(out, " (restart %d capped at n)", o->restart);
+  }
   if (r->opt->solver == CLI_SOLVER_AUTO) fputs(" (chosen automatically)", out);
-  fprintf(out, ", rtol %g, atol %g, maxit %d\n", o->rtol, o->atol, o->maxit);
+  fprintf(out, ", rtol %g, atol %g, dtol %g, maxit %d\n", o->rtol, o->atol, o->dtol, o->maxit);
   cli_report_precond_text(out, r);
   fprintf(out, "spmv            %s", sps_spmv_kind_name(r->spmv));
   if (r->threads_per_row > 1) fprintf(out, " (%d threads per row)", r->threads_per_row);
@@ -213,6 +216,11 @@ void cli_report_json(FILE *out, const cli_report *r)
     json_string(out, o->rhs_path);
   else
     fputs("null", out);
+  json_key(out, "x0_file");
+  if (o->x0_path)
+    json_string(out, o->x0_path);
+  else
+    fputs("null", out);
   json_key(out, "seed");
   fprintf(out, "%llu", (unsigned long long)o->seed);
   json_key(out, "device");
@@ -271,10 +279,12 @@ void cli_report_json(FILE *out, const cli_report *r)
   json_number(out, o->rtol);
   json_key(out, "atol");
   json_number(out, o->atol);
+  json_key(out, "dtol");
+  json_number(out, o->dtol);
   json_key(out, "maxit");
   fprintf(out, "%d", o->maxit);
   json_key(out, "restart");
-  fprintf(out, "%d", o->restart);
+  fprintf(out, "%d", r->restart);
   json_key(out, "flexible");
   fputs(cli_report_flexible(r) ? "true" : "false", out);
   json_key(out, "iterations");

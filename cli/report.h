@@ -30,6 +30,7 @@ typedef struct cli_report {
   int attempt_count;
   sps_spmv_kind spmv;
   int threads_per_row;
+  int restart; /* the GMRES restart in use: --restart capped at n */
   int iterations;
   sps_reason reason;
   double residual_abs, residual_rel; /* true residual ||b - Ax|| and ||b - Ax||/||b|| */

@@ -144,7 +144,8 @@ static int load_matrix(cli_state *s, const cli_options *opt, cli_report *r)
   return 0;
 }
 
-/* Make b (and x*, for the default right-hand side) and the initial guess x = 0. */
+/* Make b (and x*, for the default right-hand side) and the initial guess: x = 0, or read
+ * from --x0 FILE. */
 static int make_rhs(cli_state *s, const cli_options *opt, cli_report *r)
 {
   int64_t n = r->nrows;
@@ -195,6 +196,19 @@ static int make_rhs(cli_state *s, const cli_options *opt, cli_report *r)
     }
     if (st != SPS_SUCCESS) return library_error(s, st, "cannot set b");
   }
+  if (opt->x0_path) {
+    st = sps_vector_read_mm(s->ctx, &s->x, opt->x0_path, 0);
+    if (st != SPS_SUCCESS) return library_error(s, st, "cannot read x0");
+    int64_t len;
+    st = sps_vector_get_size(s->x, &len);
+    if (st != SPS_SUCCESS) return library_error(s, st, "vector size");
+    if (len != n) {
+      fprintf(stderr, "spsolve: %s: x0 has %lld entries but A has %lld rows\n", opt->x0_path,
+              (long long)len, (long long)n);
+      return CLI_EXIT_USAGE;
+    }
+    return 0;
+  }
   st = sps_vector_create(s->ctx, &s->x, n); /* x0 = 0 */
   if (st != SPS_SUCCESS) return library_error(s, st, "cannot create x");
   return 0;
@@ -219,6 +233,7 @@ static int run_solver(cli_state *s, const cli_options *opt, cli_report *r)
   if (st != SPS_SUCCESS) return library_error(s, st, "cannot create the solver");
   sps_solver *sv = s->solver;
   if ((st = sps_solver_set_tolerances(sv, opt->rtol, opt->atol)) != SPS_SUCCESS ||
+      (st = sps_solver_set_dtol(sv, opt->dtol)) != SPS_SUCCESS ||
       (st = sps_solver_set_max_iterations(sv, opt->maxit)) != SPS_SUCCESS ||
       (st = sps_solver_set_restart(sv, opt->restart)) != SPS_SUCCESS ||
       (st = sps_solver_set_flexible(sv, opt->flexible)) != SPS_SUCCESS ||
@@ -241,6 +256,7 @@ static int run_solver(cli_state *s, const cli_options *opt, cli_report *r)
       (st = sps_solver_get_reason(sv, &r->reason)) != SPS_SUCCESS ||
       (st = sps_solver_get_residual(sv, &r->residual_abs, &r->residual_rel)) != SPS_SUCCESS ||
       (st = sps_solver_get_spmv(sv, &r->spmv, &r->threads_per_row)) != SPS_SUCCESS ||
+      (st = sps_solver_get_restart(sv, &r->restart)) != SPS_SUCCESS ||
       (st = sps_solver_get_times(sv, &r->t_setup, &r->t_solve)) != SPS_SUCCESS ||
       (opt->history &&
        (st = sps_solver_get_history(sv, &r->history, &r->history_count)) != SPS_SUCCESS))

@@ -3,10 +3,12 @@ TESTS += \
 	%reldir%/cli/exit_codes.sh \
 	%reldir%/cli/json.sh \
 	%reldir%/cli/output.sh \
-	%reldir%/cli/info.sh
+	%reldir%/cli/info.sh \
+	%reldir%/cli/numerics.sh
 EXTRA_DIST += \
 	%reldir%/cli/common.sh \
 	%reldir%/cli/exit_codes.sh \
 	%reldir%/cli/json.sh \
 	%reldir%/cli/output.sh \
-	%reldir%/cli/info.sh
+	%reldir%/cli/info.sh \
+	%reldir%/cli/numerics.sh
