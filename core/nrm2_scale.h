@@ -28,7 +28,7 @@
 /*
  * The exponent e of the scale for a vector whose largest |x_i| is amax: 0 when no scaling is
  * needed (amax in the safe range, 0, NaN or Inf), else e with amax = f 2^e, f in [0.5, 1),
- * kept within [-1022, 1023] so that 2^-e is a normal double.
+ * kept within [-1022, 1022] so that 2^-e and 2^e are normal doubles.
  */
 static inline int sps_nrm2_scale_exponent(double amax)
 {
@@ -37,7 +37,7 @@ static inline int sps_nrm2_scale_exponent(double amax)
   int e;
   (void)frexp(amax, &e);
   if (e < -1022) e = -1022;
-  if (e > 1023) e = 1023;
+  if (e > 1022) e = 1022;
   return e;
 }
 

@@ -527,14 +527,14 @@ cleanup:
 #define SOLVE_FREE_EXP 64
 
 /* k for the solve: 0 within the free range, else the exponent e of big = f 2^e, f in
- * [0.5, 1), kept in [-1022, 1023] so that 2^-k and 2^k are normal doubles. */
+ * [0.5, 1), kept in [-1022, 1022] so that 2^-k and 2^k are normal doubles. */
 static int solve_scale_exponent(double big)
 {
   int e;
   (void)frexp(big, &e);
   if (e > -SOLVE_FREE_EXP && e <= SOLVE_FREE_EXP) return 0;
   if (e < -1022) e = -1022;
-  if (e > 1023) e = 1023;
+  if (e > 1022) e = 1022;
   return e;
 }
 

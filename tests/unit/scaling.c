@@ -1,4 +1,4 @@
-/* scaling.c: norms and solves whatever the scale of the data: ||v|| for entries from subnormal to 1e300 (exact values, NaN and Inf), b scaled by 2^k solved as exactly 2^k times the unscaled solve, b of 1e-300 to 1e300, subnormal b, and A scaled by 1e150 and 1e-150. */
+/* scaling.c: norms and solves whatever the scale of the data: ||v|| for entries from subnormal to 1e300 (exact values, NaN and Inf), b scaled by 2^k solved as exactly 2^k times the unscaled solve, b of 1e-300 to 1e300, subnormal b, A scaled by 1e150 and 1e-150; and, with a GPU, the same bits there as on the CPU. */
 #include <float.h>
 
 #include "model_problems.h"
@@ -37,6 +37,11 @@ static void test_norm_pythagoras(sps_context *ctx)
     sps_ok(fabs(nrm - want) <= 2.0 * DBL_EPSILON * want, "||(3c, 4c)|| = 5c for c = %g (got %.17g)",
            cs[k], nrm);
   }
+  const double hm[2] = {-DBL_MAX, 0x1p-1074};
+  double m;
+  sps_vector_upload(v, hm, 2);
+  sps_vector_norm2(v, &m);
+  sps_ok(m == DBL_MAX, "||(-DBL_MAX, 2^-1074)|| = DBL_MAX exactly (%.17g)", m);
   const double hn[2] = {NAN, 1.0}, hi[2] = {INFINITY, 1e-300}, hb[2] = {INFINITY, NAN};
   double a, b, c;
   sps_vector_upload(v, hn, 2);
@@ -108,6 +113,9 @@ typedef struct outcome {
   int nhist;
 } outcome;
 
+/* The divergence tolerance of the solves (the default but in test_cpu_vs_gpu). */
+static double solve_dtol = 1e5;
+
 static void solve(sps_context *ctx, const config *c, const sps_matrix *A, const double *b,
                   outcome *o)
 {
@@ -121,6 +129,7 @@ static void solve(sps_context *ctx, const config *c, const sps_matrix *A, const 
   sps_solver_set_precond(s, c->precond);
   sps_solver_set_history(s, 1);
   sps_solver_set_max_iterations(s, 2000);
+  sps_solver_set_dtol(s, solve_dtol);
   if (c->mgs) sps_solver_set_orthogonalization(s, SPS_ORTHOG_MGS);
   sps_vector_upload(vb, b, n);
   o->st = sps_solver_setup(s, A);
@@ -280,6 +289,76 @@ static void test_scaled_matrix(sps_context *ctx)
     }
 }
 
+/* The same bits on a GPU as on the CPU: norms of extreme vectors, and scaled or diverging
+ * solves (the dtol test inside the device-driven batches), reason, iterations and history. */
+static void test_cpu_vs_gpu(void)
+{
+  int count = 0;
+  sps_cuda_device_query(&count, NULL, 0);
+  sps_context *gpu = NULL, *cpu = NULL;
+  if (!sps_have_cuda() || count <= 0 || sps_context_create(&gpu, SPS_DEVICE_CUDA, 0)) {
+    sps_ok(1, "CPU against GPU # SKIP no usable CUDA device");
+    return;
+  }
+  if (sps_context_create(&cpu, SPS_DEVICE_CPU, 0)) sps_bail("CPU context");
+  enum { n = 100000 };
+  static double x[n], y[n];
+  sps_rng rng = {17};
+  for (int i = 0; i < n; i++) x[i] = sps_rng_uniform(&rng);
+  sps_vector *vc, *vg;
+  if (sps_vector_create(cpu, &vc, n) || sps_vector_create(gpu, &vg, n)) sps_bail("vectors");
+  static const int es[] = {0, -1000, -700, 300, 900};
+  for (int k = 0; k < 6; k++) {
+    for (int i = 0; i < n; i++) y[i] = k < 5 ? ldexp(x[i], es[k]) : x[i] * 0x1p-1060;
+    double a, b;
+    sps_vector_upload(vc, y, n);
+    sps_vector_upload(vg, y, n);
+    sps_vector_norm2(vc, &a);
+    sps_vector_norm2(vg, &b);
+    sps_ok(!memcmp(&a, &b, sizeof a), "||x|| on the GPU = on the CPU, bit for bit, for %s (%.17g)",
+           k < 5 ? "x scaled by a power of two" : "subnormal x", a);
+  }
+  sps_vector_destroy(&vc);
+  sps_vector_destroy(&vg);
+
+  static outcome oc, og;
+  static double b[N_MAX];
+  struct {
+    config c;
+    double conv, d, dtol;
+    int k;
+  } cases[] = {
+      {{"cg", SPS_PRECOND_IC0, 1, 0}, 0.0, 4.0, 1e5, -997},
+      {{"gmres", SPS_PRECOND_ILU0, 0, 0}, 0.5, 4.0, 1e5, 997},
+      {{"bicgstab", SPS_PRECOND_ILU0, 0, 0}, 0.5, 4.0, 1e5, -664},
+      {{"cg", SPS_PRECOND_NONE, 0, 0}, 0.5, 4.0, 10.0, 0},
+      {{"bicgstab", SPS_PRECOND_NONE, 0, 0}, 2.0, 0.5, 10.0, 0},
+  };
+  char name[64];
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    sps_matrix *Ac = sps_test_conv_diff_or_bail(cpu, 10, cases[k].conv, cases[k].d, 1.0);
+    sps_matrix *Ag = sps_test_conv_diff_or_bail(gpu, 10, cases[k].conv, cases[k].d, 1.0);
+    sps_rng r2 = {23};
+    for (int i = 0; i < 100; i++) b[i] = ldexp(cases[k].k ? sps_rng_uniform(&r2) : 1.0, cases[k].k);
+    solve_dtol = cases[k].dtol;
+    solve(cpu, &cases[k].c, Ac, b, &oc);
+    solve(gpu, &cases[k].c, Ag, b, &og);
+    solve_dtol = 1e5;
+    int same = oc.nhist == og.nhist && !memcmp(oc.hist, og.hist, (size_t)oc.nhist * sizeof *oc.hist) &&
+               !memcmp(oc.x, og.x, 100 * sizeof *oc.x);
+    sps_ok(oc.st == SPS_SUCCESS && og.st == SPS_SUCCESS && oc.reason == og.reason &&
+               oc.its == og.its && same,
+           "%s, b = %s%d, dtol %g: CPU %s in %d, GPU %s in %d, history and x %s",
+           config_name(&cases[k].c, name, sizeof name), cases[k].k ? "b0 times 2^" : "ones, k = ",
+           cases[k].k, cases[k].dtol,
+           sps_reason_name(oc.reason), oc.its, sps_reason_name(og.reason), og.its,
+           same ? "the same bits" : "differ");
+    sps_matrix_destroy(&Ac);
+    sps_matrix_destroy(&Ag);
+  }
+  if (sps_context_destroy(&gpu) || sps_context_destroy(&cpu)) sps_bail("objects left alive");
+}
+
 int main(void)
 {
   sps_context *ctx = sps_test_context();
@@ -292,6 +371,7 @@ int main(void)
   test_extreme_rhs(ctx, L, C);
   test_subnormal_rhs(ctx, L, C);
   test_scaled_matrix(ctx);
+  test_cpu_vs_gpu();
   sps_matrix_destroy(&L);
   sps_matrix_destroy(&C);
   if (sps_context_destroy(&ctx) != SPS_SUCCESS) sps_bail("context destroy: objects left alive");
