@@ -18,3 +18,4 @@ include %reldir%/cli.mk
 include %reldir%/kernels.mk
 include %reldir%/precond.mk
 include %reldir%/bjacobi.mk
+include %reldir%/wrap.mk
