@@ -19,3 +19,4 @@ include %reldir%/kernels.mk
 include %reldir%/precond.mk
 include %reldir%/bjacobi.mk
 include %reldir%/wrap.mk
+include %reldir%/python.mk
