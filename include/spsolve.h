@@ -288,7 +288,9 @@ sps_status sps_matrix_create_csr(sps_context *ctx, sps_matrix **A, int64_t nrows
  *    nnz <= INT32_MAX; nrows+1 values, uploaded) and a host copy of the three arrays,
  *    downloaded once here: setup reads it (the SpMV choice, the analysis and the factorisation
  *    of the preconditioners, the symmetry test of the automatic choice). sps_matrix_get_csr()
- *    returns that host copy. sps_matrix_scale() scales the caller's values.
+ *    returns that host copy.
+ *
+ * sps_matrix_scale() scales the caller's values (and the host copy).
  *
  * @param[in]  ctx      context
  * @param[out] A        the new matrix; NULL on failure

@@ -173,6 +173,7 @@ static void test_vector_wrap(sps_context *ctx)
   sps_vector_norm2(v, &nrm);
   sps_ok(fabs(nrm - sqrt(want)) <= 1e-12 * sqrt(want), "norm2 reads the caller's values");
   sps_vector_fill(v, 2.5);
+  sps_context_synchronize(ctx); /* the fill runs on the library's own stream */
   sps_vector_destroy(&v);
   sps_ok(v == NULL, "destroy sets the handle to NULL");
   space_read(h, d, (size_t)n * sizeof *h);
