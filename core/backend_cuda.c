@@ -108,6 +108,28 @@ static sps_status cu_synchronize(sps_context *ctx)
   return SPS_SUCCESS;
 }
 
+/* Only device or managed memory of the context's GPU: host memory, even pinned, is refused. */
+static sps_status cu_check_memory(sps_context *ctx, const void *p, const char *what)
+{
+  struct cudaPointerAttributes attr;
+  cudaError_t e = cudaPointerGetAttributes(&attr, p);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    SPS_FAIL(ctx, SPS_ERR_ARGUMENT, "%s: %p is not CUDA memory (%s)", what, p,
+             cudaGetErrorString(e));
+  }
+  if (attr.type != cudaMemoryTypeDevice && attr.type != cudaMemoryTypeManaged)
+    SPS_FAIL(ctx, SPS_ERR_ARGUMENT,
+             "%s: %p is host memory; the context computes on CUDA device %d, so the array must "
+             "be device memory there",
+             what, p, ctx->device);
+  if (attr.type == cudaMemoryTypeDevice && attr.device != ctx->device)
+    SPS_FAIL(ctx, SPS_ERR_ARGUMENT,
+             "%s: %p is memory of CUDA device %d, the context computes on device %d", what, p,
+             attr.device, ctx->device);
+  return SPS_SUCCESS;
+}
+
 static sps_status cu_fill(sps_context *ctx, int64_t n, double a, double *y)
 {
   SPS_CUDA_LAUNCH(ctx, sps_cuda_fill_launch(sps_cuda(ctx)->stream, n, a, y));
@@ -419,6 +441,7 @@ const sps_backend sps_backend_cuda = {
     .download = cu_download,
     .copy_bytes = cu_copy_bytes,
     .synchronize = cu_synchronize,
+    .check_memory = cu_check_memory,
     .fill = cu_fill,
     .copy = cu_copy,
     .scal = cu_scal,

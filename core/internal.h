@@ -104,6 +104,10 @@ typedef struct sps_backend {
   sps_status (*download)(sps_context *ctx, void *host_dst, const void *src, size_t bytes);
   sps_status (*copy_bytes)(sps_context *ctx, void *dst, const void *src, size_t bytes);
   sps_status (*synchronize)(sps_context *ctx);
+  /* SPS_ERR_ARGUMENT (message naming `what`) unless p is memory the context's kernels may read
+   * and write: on CUDA, device or managed memory of the context's GPU. Optional: the CPU
+   * backend cannot tell host memory apart and leaves it NULL. */
+  sps_status (*check_memory)(sps_context *ctx, const void *p, const char *what);
   /* Vector operations on n doubles. */
   sps_status (*fill)(sps_context *ctx, int64_t n, double a, double *y);          /* y <- a */
   sps_status (*copy)(sps_context *ctx, int64_t n, const double *x, double *y);   /* y <- x */
@@ -252,7 +256,9 @@ static inline void sps_context_track(sps_context *ctx, sps_object_kind kind, int
 
 /*
  * A CSR matrix. The host arrays always exist (sorted columns, duplicates summed); on a
- * CUDA context d_rowptr, d_colind, d_values are device copies made at creation.
+ * CUDA context d_rowptr, d_colind, d_values are device copies made at creation. A matrix
+ * made by sps_matrix_wrap_csr() borrows the caller's arrays instead: the bits of `borrowed`
+ * name them, and destroy leaves them alone.
  */
 struct sps_matrix {
   sps_context *ctx;
@@ -266,13 +272,27 @@ struct sps_matrix {
   int32_t *d_colind;
   double *d_values;
   sps_symmetry symmetry;
+  unsigned borrowed; /* SPS_BORROWED_* bits: arrays owned by the caller, never freed here */
 };
 
-/* A dense vector in the context's memory space. */
+/* The bits of sps_matrix.borrowed. */
+enum {
+  SPS_BORROWED_ROWPTR = 1u << 0,
+  SPS_BORROWED_COLIND = 1u << 1,
+  SPS_BORROWED_VALUES = 1u << 2,
+  SPS_BORROWED_D_ROWPTR = 1u << 3,
+  SPS_BORROWED_D_ROWPTR32 = 1u << 4,
+  SPS_BORROWED_D_COLIND = 1u << 5,
+  SPS_BORROWED_D_VALUES = 1u << 6
+};
+
+/* A dense vector in the context's memory space; `borrowed` when data is the caller's
+ * (sps_vector_wrap()), which destroy does not free. */
 struct sps_vector {
   sps_context *ctx;
   int64_t n;
   double *data;
+  int borrowed;
 };
 
 /*
@@ -283,6 +303,12 @@ struct sps_vector {
 sps_status sps_matrix_adopt_csr(sps_context *ctx, sps_matrix **A, int64_t nrows, int64_t ncols,
                                 int64_t *rowptr, int32_t *colind, double *values,
                                 sps_symmetry symmetry);
+
+/*
+ * On a CUDA context, make the device arrays that are still NULL (d_rowptr, d_rowptr32 when
+ * nnz <= INT32_MAX, d_colind, d_values) from the host arrays; nothing on the CPU.
+ */
+sps_status sps_matrix_upload(sps_matrix *A);
 
 /* 1 when A equals its transpose exactly (a missing partner counts as zero); records nothing. */
 int sps_matrix_is_symmetric(const sps_matrix *A);

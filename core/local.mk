@@ -9,6 +9,7 @@ libspsolve_la_SOURCES += \
 	%reldir%/context.c \
 	%reldir%/backend_cpu.c \
 	%reldir%/vector.c \
+	%reldir%/wrap.c \
 	%reldir%/csr_assemble.h \
 	%reldir%/csr_assemble.c \
 	%reldir%/matrix.c \

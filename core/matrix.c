@@ -8,31 +8,40 @@
 static void matrix_free(sps_matrix *A)
 {
   if (!A) return;
-  if (A->ctx && A->d_rowptr) A->ctx->be->free(A->ctx, A->d_rowptr);
-  if (A->ctx && A->d_rowptr32) A->ctx->be->free(A->ctx, A->d_rowptr32);
-  if (A->ctx && A->d_colind) A->ctx->be->free(A->ctx, A->d_colind);
-  if (A->ctx && A->d_values) A->ctx->be->free(A->ctx, A->d_values);
-  sps_host_free(A->rowptr);
-  sps_host_free(A->colind);
-  sps_host_free(A->values);
+  const unsigned b = A->borrowed;
+  sps_context *ctx = A->ctx;
+  if (ctx && A->d_rowptr && !(b & SPS_BORROWED_D_ROWPTR)) ctx->be->free(ctx, A->d_rowptr);
+  if (ctx && A->d_rowptr32 && !(b & SPS_BORROWED_D_ROWPTR32)) ctx->be->free(ctx, A->d_rowptr32);
+  if (ctx && A->d_colind && !(b & SPS_BORROWED_D_COLIND)) ctx->be->free(ctx, A->d_colind);
+  if (ctx && A->d_values && !(b & SPS_BORROWED_D_VALUES)) ctx->be->free(ctx, A->d_values);
+  if (!(b & SPS_BORROWED_ROWPTR)) sps_host_free(A->rowptr);
+  if (!(b & SPS_BORROWED_COLIND)) sps_host_free(A->colind);
+  if (!(b & SPS_BORROWED_VALUES)) sps_host_free(A->values);
   sps_host_free(A);
 }
 
-/* On a CUDA context, copy the host CSR arrays to the device. */
-static sps_status matrix_upload(sps_matrix *A)
+/* On a CUDA context, copy the host CSR arrays to the device where no device array (borrowed
+ * from the caller by sps_matrix_wrap_csr) is there yet. */
+sps_status sps_matrix_upload(sps_matrix *A)
 {
   sps_context *ctx = A->ctx;
   if (ctx->kind != SPS_DEVICE_CUDA) return SPS_SUCCESS;
   size_t rb = (size_t)(A->nrows + 1) * sizeof(int64_t);
   size_t cb = (size_t)A->nnz * sizeof(int32_t);
   size_t vb = (size_t)A->nnz * sizeof(double);
-  SPS_CHECK(ctx->be->malloc(ctx, (void **)&A->d_rowptr, rb, "matrix row offsets"));
-  SPS_CHECK(ctx->be->malloc(ctx, (void **)&A->d_colind, cb, "matrix column indices"));
-  SPS_CHECK(ctx->be->malloc(ctx, (void **)&A->d_values, vb, "matrix values"));
-  SPS_CHECK(ctx->be->upload(ctx, A->d_rowptr, A->rowptr, rb));
-  SPS_CHECK(ctx->be->upload(ctx, A->d_colind, A->colind, cb));
-  SPS_CHECK(ctx->be->upload(ctx, A->d_values, A->values, vb));
-  if (A->nnz <= INT32_MAX) {
+  if (!A->d_rowptr) {
+    SPS_CHECK(ctx->be->malloc(ctx, (void **)&A->d_rowptr, rb, "matrix row offsets"));
+    SPS_CHECK(ctx->be->upload(ctx, A->d_rowptr, A->rowptr, rb));
+  }
+  if (!A->d_colind) {
+    SPS_CHECK(ctx->be->malloc(ctx, (void **)&A->d_colind, cb, "matrix column indices"));
+    SPS_CHECK(ctx->be->upload(ctx, A->d_colind, A->colind, cb));
+  }
+  if (!A->d_values) {
+    SPS_CHECK(ctx->be->malloc(ctx, (void **)&A->d_values, vb, "matrix values"));
+    SPS_CHECK(ctx->be->upload(ctx, A->d_values, A->values, vb));
+  }
+  if (!A->d_rowptr32 && A->nnz <= INT32_MAX) {
     size_t r32 = (size_t)(A->nrows + 1) * sizeof(int32_t);
     int32_t *h = NULL;
     SPS_CHECK(
@@ -67,7 +76,7 @@ sps_status sps_matrix_adopt_csr(sps_context *ctx, sps_matrix **out, int64_t nrow
   A->colind = colind;
   A->values = values;
   A->symmetry = symmetry;
-  st = matrix_upload(A);
+  st = sps_matrix_upload(A);
   if (st) {
     matrix_free(A);
     return st;
@@ -204,6 +213,18 @@ sps_status sps_matrix_get_csr(const sps_matrix *A, const int64_t **rowptr, const
   if (rowptr) *rowptr = A->rowptr;
   if (colind) *colind = A->colind;
   if (values) *values = A->values;
+  return SPS_SUCCESS;
+}
+
+sps_status sps_matrix_get_device_csr(const sps_matrix *A, const int64_t **rowptr,
+                                     const int32_t **rowptr32, const int32_t **colind,
+                                     const double **values)
+{
+  if (!A) return SPS_ERR_ARGUMENT;
+  if (rowptr) *rowptr = sps_matrix_dev_rowptr(A);
+  if (rowptr32) *rowptr32 = A->d_rowptr32;
+  if (colind) *colind = sps_matrix_dev_colind(A);
+  if (values) *values = sps_matrix_dev_values(A);
   return SPS_SUCCESS;
 }
 

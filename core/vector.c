@@ -27,7 +27,7 @@ sps_status sps_vector_destroy(sps_vector **v)
 {
   if (!v || !*v) return SPS_SUCCESS;
   sps_context_track((*v)->ctx, SPS_OBJECT_VECTOR, -1);
-  if ((*v)->data) (*v)->ctx->be->free((*v)->ctx, (*v)->data);
+  if ((*v)->data && !(*v)->borrowed) (*v)->ctx->be->free((*v)->ctx, (*v)->data);
   sps_host_free(*v);
   *v = NULL;
   return SPS_SUCCESS;
@@ -37,6 +37,14 @@ sps_status sps_vector_get_size(const sps_vector *v, int64_t *n)
 {
   if (!v || !n) return SPS_ERR_ARGUMENT;
   *n = v->n;
+  return SPS_SUCCESS;
+}
+
+sps_status sps_vector_get_data(const sps_vector *v, double **data)
+{
+  if (!v) return SPS_ERR_ARGUMENT;
+  SPS_CHECK_ARG(v->ctx, data, "data");
+  *data = v->data;
   return SPS_SUCCESS;
 }
 

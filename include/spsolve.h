@@ -283,6 +283,43 @@ sps_status sps_matrix_create_csr(sps_context *ctx, sps_matrix **A, int64_t nrows
                                  const int64_t *rowptr, const int32_t *colind,
                                  const double *values);
 /**
+ * Create a matrix over CSR arrays the caller owns, in the context's memory space: host memory
+ * on a CPU context, device (or managed) memory of the context's GPU on a CUDA context. The
+ * arrays are borrowed, not copied: they must stay valid and unchanged until the matrix is
+ * destroyed, and sps_matrix_destroy() does not free them. Rows must already be sorted by
+ * column without duplicates (they cannot be sorted in place here). On CUDA, the work that
+ * wrote the arrays must be finished (its stream synchronised) before this call.
+ *
+ * What is made besides the caller's arrays:
+ *  - on a CPU context, nothing with int64 row offsets; with int32 offsets, their int64 copy
+ *    (nrows+1 values);
+ *  - on a CUDA context, the kernels read the caller's device arrays, and the library makes the
+ *    row offsets of the other width (int64 from int32, or int32 from int64 when
+ *    nnz <= INT32_MAX; nrows+1 values, uploaded) and a host copy of the three arrays,
+ *    downloaded once here: setup reads it (the SpMV choice, the analysis and the factorisation
+ *    of the preconditioners, the symmetry test of the automatic choice). sps_matrix_get_csr()
+ *    returns that host copy.
+ *
+ * sps_matrix_scale() scales the caller's values (and the host copy).
+ *
+ * @param[in]  ctx      context
+ * @param[out] A        the new matrix; NULL on failure
+ * @param[in]  nrows    rows, 0 <= nrows <= INT32_MAX
+ * @param[in]  ncols    columns, 0 <= ncols <= INT32_MAX
+ * @param[in]  rowptr   nrows+1 int64 offsets, or NULL when @p rowptr32 is given
+ * @param[in]  rowptr32 nrows+1 int32 offsets, or NULL when @p rowptr is given (exactly one)
+ * @param[in]  colind   nnz column indices (nnz = the last offset), strictly increasing in a row
+ * @param[in]  values   nnz values
+ * @return ::SPS_SUCCESS; ::SPS_ERR_ARGUMENT for a NULL array (colind and values may be NULL
+ *         when nnz = 0), both or neither offset array, an array not in the context's memory
+ *         space (checked on CUDA), bad offsets, a column out of range or out of order (the
+ *         message names the row); ::SPS_ERR_SIZE; ::SPS_ERR_HOST_MEMORY;
+ *         ::SPS_ERR_DEVICE_MEMORY; ::SPS_ERR_CUDA.
+ */
+sps_status sps_matrix_wrap_csr(sps_context *ctx, sps_matrix **A, int64_t nrows, int64_t ncols,
+                               const int64_t *rowptr, const int32_t *rowptr32,
+                               const int32_t *colind, const double *values);
+/**
  * Read a Matrix Market file (`.mtx`, or `.mtx.gz` when built with zlib): coordinate real,
  * integer or pattern; general, symmetric or skew-symmetric (expanded to full storage).
  * Duplicates are summed, explicit zeros kept, rows sorted by column.
@@ -308,6 +345,15 @@ sps_status sps_matrix_check_symmetry(sps_matrix *A, int *is_symmetric);
  */
 sps_status sps_matrix_get_csr(const sps_matrix *A, const int64_t **rowptr,
                               const int32_t **colind, const double **values);
+/**
+ * Borrow the arrays the kernels read, in the context's memory space: the device arrays on a
+ * CUDA context (the caller's own for a matrix made by sps_matrix_wrap_csr()), the host arrays
+ * on the CPU. @p rowptr32 is the int32 copy of the offsets, NULL on the CPU and when
+ * nnz > INT32_MAX. Any pointer may be NULL.
+ */
+sps_status sps_matrix_get_device_csr(const sps_matrix *A, const int64_t **rowptr,
+                                     const int32_t **rowptr32, const int32_t **colind,
+                                     const double **values);
 /** A <- alpha*A (host and device copies). */
 sps_status sps_matrix_scale(sps_matrix *A, double alpha);
 /** Destroy a matrix (NULL allowed) and set the pointer to NULL. */
@@ -318,6 +364,20 @@ sps_status sps_matrix_destroy(sps_matrix **A);
 /**@{*/
 /** Create a vector of length @p n, filled with zeros, on the context's device. */
 sps_status sps_vector_create(sps_context *ctx, sps_vector **v, int64_t n);
+/**
+ * Create a vector of length @p n over @p data, n doubles the caller owns in the context's
+ * memory space (host memory on a CPU context, device or managed memory of the context's GPU on
+ * a CUDA context). Nothing is copied: the library reads and writes @p data in place, and
+ * sps_vector_destroy() does not free it; it must stay valid until then. On CUDA the library
+ * works on its own stream: finish the work that writes @p data (synchronise the stream that
+ * wrote it) before a call reads it; sps_solver_solve() returns with its work done.
+ * @return ::SPS_SUCCESS; ::SPS_ERR_ARGUMENT when @p data is NULL (allowed for n = 0) or, on
+ *         CUDA, not device memory of the context's GPU; ::SPS_ERR_SIZE for n < 0;
+ *         ::SPS_ERR_HOST_MEMORY.
+ */
+sps_status sps_vector_wrap(sps_context *ctx, sps_vector **v, int64_t n, double *data);
+/** The vector's storage, n doubles in the context's memory space (the caller's for a wrapped vector). */
+sps_status sps_vector_get_data(const sps_vector *v, double **data);
 /** Length of the vector. */
 sps_status sps_vector_get_size(const sps_vector *v, int64_t *n);
 /** Copy @p n host values into the vector (n must equal its length). */
@@ -530,6 +590,14 @@ sps_status sps_solver_setup(sps_solver *solver, const sps_matrix *A);
  *         belong to another context.
  */
 sps_status sps_solver_solve(sps_solver *solver, const sps_vector *b, sps_vector *x);
+/**
+ * Apply the preconditioner in use: z <- M^-1 r, where M approximates A (the preconditioner of
+ * the last setup, or the one the automatic choice moved to during the last solve; the identity
+ * for ::SPS_PRECOND_NONE). Allocates nothing. @p r and @p z must not share storage.
+ * @return ::SPS_ERR_STATE before setup; ::SPS_ERR_SIZE for mismatched lengths;
+ *         ::SPS_ERR_ARGUMENT for vectors of another context or shared storage.
+ */
+sps_status sps_solver_apply_precond(sps_solver *solver, const sps_vector *r, sps_vector *z);
 /** The reason the last solve stopped. */
 sps_status sps_solver_get_reason(const sps_solver *solver, sps_reason *reason);
 /** Iterations of the last solve (GMRES: inner iterations). */

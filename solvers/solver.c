@@ -650,6 +650,31 @@ sps_status sps_solver_solve(sps_solver *s, const sps_vector *b, sps_vector *x)
   return SPS_SUCCESS;
 }
 
+/*
+ * z <- M^-1 r with the preconditioner in use. M approximates sign*A (the operator the method
+ * runs on), so sign * M^-1 r approximates A^-1 r.
+ */
+sps_status sps_solver_apply_precond(sps_solver *s, const sps_vector *r, sps_vector *z)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  sps_context *ctx = s->ctx;
+  SPS_CHECK_ARG(ctx, r, "r");
+  SPS_CHECK_ARG(ctx, z, "z");
+  if (!s->is_setup || !s->pc)
+    SPS_FAIL(ctx, SPS_ERR_STATE, "sps_solver_apply_precond: solver is not set up");
+  if (r->ctx != ctx || z->ctx != ctx)
+    SPS_FAIL(ctx, SPS_ERR_ARGUMENT, "sps_solver_apply_precond: vectors belong to another context");
+  if (r->n != s->n || z->n != s->n)
+    SPS_FAIL(ctx, SPS_ERR_SIZE,
+             "sps_solver_apply_precond: r has length %lld and z %lld, the matrix has order %lld",
+             (long long)r->n, (long long)z->n, (long long)s->n);
+  if (r->data == z->data && s->n > 0)
+    SPS_FAIL(ctx, SPS_ERR_ARGUMENT, "sps_solver_apply_precond: r and z must not share storage");
+  SPS_CHECK(sps_precond_apply(s->pc, r->data, z->data));
+  if (s->sign < 0.0) SPS_CHECK(ctx->be->scal(ctx, s->n, -1.0, z->data));
+  return ctx->be->synchronize(ctx);
+}
+
 /* Results. */
 
 sps_status sps_solver_get_reason(const sps_solver *s, sps_reason *reason)

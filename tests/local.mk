@@ -19,3 +19,5 @@ include %reldir%/kernels.mk
 include %reldir%/precond.mk
 include %reldir%/bjacobi.mk
 include %reldir%/numerics.mk
+include %reldir%/wrap.mk
+include %reldir%/python.mk

@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""python-overhead.py: the time the Python package adds to a solve, beyond the C solve.
+
+For each matrix a spsolve.Solver is set up once; then every repetition times
+Solver.solve(b, out=x) with time.perf_counter() around it and subtracts the library's own time
+of that solve (sps_solver_get_times, read from info.solve_time: the wall clock inside
+sps_solver_solve with the device synchronised). The difference is what Python costs per solve:
+argument checks, wrapping b and x (sps_vector_wrap, no copy), the ctypes calls, and reading
+back the info object (reason, iterations, residual, times, method, SpMV, tries,
+preconditioner facts). The target of issue 12 is under 50 us.
+
+    python3 bench/python-overhead.py [--device cpu|cuda] [--repeat N] [--numpy]
+                                     [--method M] [--precond P] [MATRIX.mtx[.gz] ...]
+
+--device cuda solves CuPy data on the GPU (zero copy; needs CuPy); add --numpy to time NumPy
+vectors on the GPU instead (then each solve also uploads b and x0 and downloads x, which is
+counted as overhead). Without matrices: the bundled nos3, orsreg_1 and a tridiagonal matrix
+of order 100 solved by Jacobi-CG (a solve of a few microseconds, where the overhead shows).
+Run from the source tree, with SPSOLVE_LIB naming the built library when it is not installed:
+
+    SPSOLVE_LIB=BUILD/.libs/libspsolve.so PYTHONPATH=python python3 bench/python-overhead.py
+"""
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+import scipy.sparse as sp
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+
+import spsolve  # noqa: E402
+
+
+def matrices(paths):
+    if paths:
+        return [(os.path.basename(p), spsolve.read_matrix(p), None, None) for p in paths]
+    data = os.path.join(HERE, "..", "tests", "data")
+    n = 100
+    tri = sp.diags([-np.ones(n - 1), 4.0 * np.ones(n), -np.ones(n - 1)], [-1, 0, 1],
+                   format="csr")
+    return [
+        ("tridiag100", tri, "cg", "jacobi"),
+        ("nos3", spsolve.read_matrix(os.path.join(data, "nos3.mtx.gz")), None, None),
+        ("orsreg_1", spsolve.read_matrix(os.path.join(data, "orsreg_1.mtx.gz")), None, None),
+    ]
+
+
+def pct(values, q):
+    s = sorted(values)
+    return s[min(len(s) - 1, int(q * len(s)))]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("matrices", nargs="*")
+    ap.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
+    ap.add_argument("--repeat", type=int, default=2000)
+    ap.add_argument("--numpy", action="store_true", help="NumPy vectors even on the GPU")
+    ap.add_argument("--method", default=None)
+    ap.add_argument("--precond", default=None)
+    args = ap.parse_args()
+
+    cp = cpx = None
+    if args.device == "cuda" and not args.numpy:
+        import cupy as cp
+        import cupyx.scipy.sparse as cpx
+
+    print(f"# spsolve {spsolve.library_version()} from {spsolve.library_path()}, "
+          f"Python {sys.version.split()[0]}, numpy {np.__version__}"
+          + (f", cupy {cp.__version__}" if cp else ""))
+    print("# overhead = wall time of Solver.solve(b, out=x) - the library's solve time "
+          "(info.solve_time); microseconds")
+    cols = ["matrix", "n", "nnz", "device", "method", "its", "C_solve_med", "wall_med",
+            "overhead_med", "overhead_p10", "overhead_p90"]
+    print("\t".join(cols))
+    for name, A, method, precond in matrices(args.matrices):
+        method = args.method or method or "auto"
+        precond = args.precond or precond or "auto"
+        b = A @ np.ones(A.shape[0])
+        if cp is not None:
+            Ad = cpx.csr_matrix(A)
+            Ad.sum_duplicates()
+            bd = cp.asarray(b)
+            out = cp.empty(A.shape[0])
+            s = spsolve.Solver(Ad, method=method, precond=precond, device="cuda")
+        else:
+            bd = b
+            out = np.empty(A.shape[0])
+            s = spsolve.Solver(A, method=method, precond=precond, device=args.device)
+        for _ in range(max(10, args.repeat // 20)):
+            x, info = s.solve(bd, out=out)
+        walls, cs = [], []
+        for _ in range(args.repeat):
+            t0 = time.perf_counter()
+            x, info = s.solve(bd, out=out)
+            t1 = time.perf_counter()
+            walls.append(t1 - t0)
+            cs.append(info.solve_time)
+        over = [(w - c) * 1e6 for w, c in zip(walls, cs)]
+        row = [name, str(A.shape[0]), str(A.nnz), info.device.split(" (")[0],
+               f"{info.method}+{info.precond}", str(info.iterations),
+               f"{statistics.median(cs) * 1e6:.1f}", f"{statistics.median(walls) * 1e6:.1f}",
+               f"{statistics.median(over):.1f}", f"{pct(over, 0.1):.1f}",
+               f"{pct(over, 0.9):.1f}"]
+        print("\t".join(row))
+        s.close()
+
+
+if __name__ == "__main__":
+    main()

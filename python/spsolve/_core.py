@@ -1,0 +1,902 @@
+"""_core.py: contexts, matrices, the Solver and solve() over libspsolve, for SciPy and CuPy data.
+
+Where the data lives decides what is copied:
+
+- SciPy matrix, NumPy vectors, CPU context: the library reads the CSR arrays and writes x in
+  place (sps_matrix_wrap_csr, sps_vector_wrap); a copy is made only to convert (another
+  format than CSR, another dtype than float64, 64-bit column indices, unsorted rows).
+- CuPy matrix, CuPy vectors, CUDA context on the arrays' GPU: the same, with device pointers:
+  no vector or matrix array moves between host and device, except the host copy of the
+  matrix that the library downloads once at setup for its analysis.
+- Otherwise (SciPy data on a GPU context, CuPy data on the CPU) the data is copied to the
+  context's side, and x back to the side of b.
+"""
+
+import ctypes
+import sys
+import warnings
+import weakref
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _lib
+
+_DEVICE_AUTO, _DEVICE_CPU, _DEVICE_CUDA = 0, 1, 2
+_DEVICE_KIND_NAME = {_DEVICE_CPU: "cpu", _DEVICE_CUDA: "cuda"}
+
+
+class SpsolveError(RuntimeError):
+    """A libspsolve call failed. ``status`` is the status code, ``status_name`` its name
+    ("SPS_ERR_ARGUMENT"), and the message is the library's (sps_context_last_error)."""
+
+    def __init__(self, status, message, call=None):
+        lib = _lib.lib()
+        self.status = int(status)
+        self.status_name = lib.sps_status_name(self.status).decode()
+        self.message = message
+        self.call = call
+        text = f"{self.status_name}: {message}" if message else self.status_name
+        super().__init__(text)
+
+
+class ConvergenceError(SpsolveError):
+    """A solve stopped without converging and ``check=True`` was asked; ``info`` says why."""
+
+    def __init__(self, info):
+        self.info = info
+        RuntimeError.__init__(
+            self,
+            f"not converged: {info.reason_text} ({info.reason}) after {info.iterations} "
+            f"iterations, relative residual {info.residual_rel:.3e}",
+        )
+        self.status = 0
+        self.status_name = "SPS_SUCCESS"
+        self.message = str(self)
+        self.call = "sps_solver_solve"
+
+
+@dataclass
+class Attempt:
+    """One try of the automatic choice (sps_solver_get_attempts)."""
+
+    method: str
+    precond: str
+    iterations: int
+    residual_rel: float
+    used: bool
+    note: str
+
+
+class SolveInfo:
+    """What a solve did.
+
+    reason, reason_text  why it stopped ("SPS_CONVERGED_RTOL", "converged: ||b - Ax|| <= ...")
+    converged            reason > 0
+    iterations           iterations of the solve (GMRES: inner iterations)
+    residual_abs         the true ||b - Ax|| of the returned x, recomputed by the library
+    residual_rel         residual_abs / ||b|| (0 when b = 0); residual is the pair
+    history              the recurrence residual norms, entry 0 the initial one (history=True),
+                         else None
+    method, precond      what ran in the end (the automatic choice resolved)
+    spmv                 the SpMV kernel chosen at setup; spmv_threads_per_row
+    attempts             the tries of the automatic choice, in order (a list of Attempt)
+    precond_info         what the preconditioner found and did at setup (a dict of
+                         sps_precond_info's fields)
+    setup_time           seconds of the solver's setup (analysis, factorisation)
+    solve_time           seconds of this solve inside the library (device synchronised)
+    device               the device the solve ran on
+    """
+
+    __slots__ = ("reason", "reason_text", "converged", "iterations", "residual_abs",
+                 "residual_rel", "method", "precond", "spmv", "spmv_threads_per_row",
+                 "setup_time", "solve_time", "device", "history", "_attempts_raw",
+                 "_attempts", "_pinfo_raw", "_pinfo")
+
+    def __init__(self, reason, iterations, residual_abs, residual_rel, method, precond, spmv,
+                 spmv_threads_per_row, setup_time, solve_time, device, history, attempts_raw,
+                 pinfo_raw):
+        self.reason = _reason_name(reason)
+        self.reason_text = _reason_text(reason)
+        self.converged = reason > 0
+        self.iterations = iterations
+        self.residual_abs = residual_abs
+        self.residual_rel = residual_rel
+        self.method = method
+        self.precond = precond
+        self.spmv = spmv
+        self.spmv_threads_per_row = spmv_threads_per_row
+        self.setup_time = setup_time
+        self.solve_time = solve_time
+        self.device = device
+        self.history = history
+        # Copies of the library's structures, decoded when first read.
+        self._attempts_raw = attempts_raw
+        self._attempts = None
+        self._pinfo_raw = pinfo_raw
+        self._pinfo = None
+
+    @property
+    def residual(self):
+        """(residual_abs, residual_rel)."""
+        return (self.residual_abs, self.residual_rel)
+
+    @property
+    def attempts(self):
+        if self._attempts is None:
+            self._attempts = [
+                Attempt(_solver_name(a.method), _precond_name(a.precond), a.iterations,
+                        a.residual_rel, bool(a.accepted), a.note.decode(errors="replace"))
+                for a in self._attempts_raw
+            ]
+        return self._attempts
+
+    @property
+    def precond_info(self):
+        if self._pinfo is None:
+            p = self._pinfo_raw
+            d = {name: getattr(p, name) for name, _ in p._fields_}
+            d["type"] = _precond_name(p.type)
+            self._pinfo = d
+        return self._pinfo
+
+    def __str__(self):
+        return (
+            f"{self.method}+{self.precond} on {self.device}: {self.reason_text} after "
+            f"{self.iterations} iterations, ||b - Ax||/||b|| = {self.residual_rel:.3e}, "
+            f"setup {self.setup_time:.3g} s, solve {self.solve_time:.3g} s"
+        )
+
+    def __repr__(self):
+        return (f"SolveInfo(reason={self.reason!r}, iterations={self.iterations}, "
+                f"residual_rel={self.residual_rel:.3e}, method={self.method!r}, "
+                f"precond={self.precond!r}, spmv={self.spmv!r}, device={self.device!r}, "
+                f"setup_time={self.setup_time:.3g}, solve_time={self.solve_time:.3g})")
+
+
+def _cupy():
+    return sys.modules.get("cupy")
+
+
+def _is_cupy_array(x):
+    cp = _cupy()
+    return cp is not None and isinstance(x, cp.ndarray)
+
+
+def _is_cupy_sparse(A):
+    mod = type(A).__module__
+    if not mod.startswith("cupyx"):
+        return False
+    import cupyx.scipy.sparse as csp
+
+    return csp.issparse(A)
+
+
+def _check(st, ctx, call):
+    if st != 0:
+        msg = _lib.lib().sps_context_last_error(ctx).decode(errors="replace") if ctx else ""
+        raise SpsolveError(st, msg, call)
+
+
+class Context:
+    """A libspsolve context: the device (the CPU, or one CUDA GPU) that solves run on.
+
+    Contexts are cached: one per device, shared by every Solver on it.
+    """
+
+    def __init__(self, kind, index):
+        lib = _lib.lib()
+        h = ctypes.c_void_p()
+        st = lib.sps_context_create(ctypes.byref(h), kind, index)
+        if st != 0:
+            raise SpsolveError(st, lib.sps_context_create_error().decode(errors="replace"),
+                               "sps_context_create")
+        self.handle = h
+        k, i = ctypes.c_int(), ctypes.c_int()
+        lib.sps_context_get_device(h, ctypes.byref(k), ctypes.byref(i))
+        self.kind = _DEVICE_KIND_NAME[k.value]
+        self.index = i.value if self.kind == "cuda" else 0
+        buf = ctypes.create_string_buffer(512)
+        lib.sps_context_get_device_name(h, buf, len(buf))
+        self.name = buf.value.decode(errors="replace")
+        self._finalizer = weakref.finalize(self, lib.sps_context_destroy, ctypes.byref(h))
+
+    @property
+    def is_cuda(self):
+        return self.kind == "cuda"
+
+    def __repr__(self):
+        return f"<spsolve.Context {self.kind}:{self.index} {self.name!r}>"
+
+
+_contexts = {}
+
+
+def _parse_device(device):
+    """(kind, index) for "auto", "cpu", "cuda", "cuda:N"."""
+    if device is None or device == "auto":
+        return _DEVICE_AUTO, 0
+    if device == "cpu":
+        return _DEVICE_CPU, 0
+    if isinstance(device, str) and device.startswith("cuda"):
+        rest = device[4:]
+        if rest == "":
+            return _DEVICE_CUDA, 0
+        if rest.startswith(":") and rest[1:].isdigit():
+            return _DEVICE_CUDA, int(rest[1:])
+    raise ValueError(f"device must be 'auto', 'cpu', 'cuda' or 'cuda:N', not {device!r}")
+
+
+def get_context(device="auto"):
+    """The (cached) context for a device name: "auto" (a GPU if usable, else the CPU), "cpu",
+    "cuda", "cuda:N"."""
+    key = _parse_device(device)
+    ctx = _contexts.get(key)
+    if ctx is None:
+        ctx = Context(*key)
+        _contexts[key] = ctx
+        if key[0] == _DEVICE_AUTO:
+            resolved = (_DEVICE_CUDA if ctx.is_cuda else _DEVICE_CPU, ctx.index)
+            _contexts.setdefault(resolved, ctx)
+    return ctx
+
+
+def _context_for(device, A=None, b=None):
+    """The context a solve of A (and b) runs on: device="auto" follows CuPy data to its GPU."""
+    if device in (None, "auto"):
+        for obj in (A, b):
+            if obj is None:
+                continue
+            dev = None
+            if _is_cupy_sparse(obj):
+                dev = obj.data.device.id
+            elif _is_cupy_array(obj):
+                dev = obj.device.id
+            if dev is not None:
+                return get_context(f"cuda:{dev}")
+    return get_context(device)
+
+
+def _name_to_enum(kind, name):
+    lib = _lib.lib()
+    fn = {
+        "solver": lib.sps_solver_type_from_name,
+        "precond": lib.sps_precond_type_from_name,
+        "spmv": lib.sps_spmv_kind_from_name,
+    }[kind]
+    v = ctypes.c_int()
+    if not isinstance(name, str) or fn(name.encode(), ctypes.byref(v)) != 0:
+        raise ValueError(f"unknown {kind} {name!r}")
+    return v.value
+
+
+def _addr(a):
+    """The data address of a NumPy or CuPy array."""
+    if isinstance(a, np.ndarray):
+        return a.__array_interface__["data"][0]
+    return a.data.ptr
+
+
+class _Matrix:
+    """An sps_matrix on a context, with the arrays it borrows kept alive."""
+
+    def __init__(self, ctx, A):
+        self.ctx = ctx
+        self.handle = ctypes.c_void_p()
+        self.keep = ()
+        self.borrowed = False
+        lib = _lib.lib()
+        if _is_cupy_sparse(A) and ctx.is_cuda and A.data.device.id == ctx.index:
+            self._from_cupy(A)
+        else:
+            self._from_scipy(A.get() if _is_cupy_sparse(A) else A)
+        self.finalizer = weakref.finalize(self, lib.sps_matrix_destroy,
+                                          ctypes.byref(self.handle))
+        self.finalizer.atexit = False
+
+    @staticmethod
+    def _csr_float64(A):
+        """A as canonical CSR with float64 values and int32 column indices, copied only where
+        a conversion needs it."""
+        if A.ndim != 2:
+            raise ValueError(f"A must be two-dimensional, not {A.ndim}-dimensional")
+        if A.dtype.kind == "c":
+            raise TypeError("complex matrices are not supported: libspsolve solves real systems")
+        if A.format != "csr":
+            A = A.tocsr()
+        if A.dtype != np.float64:
+            A = A.astype(np.float64)
+        if not A.has_canonical_format:
+            A = A.copy()
+            A.sum_duplicates()
+        return A
+
+    def _from_scipy(self, A):
+        import scipy.sparse as sp
+
+        if not sp.issparse(A):
+            raise TypeError(
+                f"A must be a scipy.sparse or cupyx.scipy.sparse matrix, not {type(A).__name__}"
+                " (convert a dense array with scipy.sparse.csr_matrix(A))"
+            )
+        A = self._csr_float64(A)
+        m, n = self.shape = A.shape
+        indices = A.indices
+        if indices.dtype != np.int32:
+            if A.nnz and (indices.max() > np.iinfo(np.int32).max):
+                raise ValueError("column indices exceed int32: libspsolve stores int32 columns")
+            indices = indices.astype(np.int32)
+        indptr = np.ascontiguousarray(A.indptr)
+        indices = np.ascontiguousarray(indices)
+        data = np.ascontiguousarray(A.data)
+        lib = _lib.lib()
+        h = self.handle
+        if not self.ctx.is_cuda:
+            # The CPU reads the arrays where they are.
+            if indptr.dtype == np.int64:
+                st = lib.sps_matrix_wrap_csr(self.ctx.handle, ctypes.byref(h), m, n,
+                                             _addr(indptr), None, _addr(indices), _addr(data))
+            else:
+                indptr = indptr.astype(np.int32, copy=False)
+                st = lib.sps_matrix_wrap_csr(self.ctx.handle, ctypes.byref(h), m, n, None,
+                                             _addr(indptr), _addr(indices), _addr(data))
+            _check(st, self.ctx.handle, "sps_matrix_wrap_csr")
+            self.keep = (A, indptr, indices, data)
+            self.borrowed = True
+        else:
+            # Host arrays on a GPU context: the library copies and uploads them.
+            indptr = indptr.astype(np.int64, copy=False)
+            st = lib.sps_matrix_create_csr(self.ctx.handle, ctypes.byref(h), m, n,
+                                           _addr(indptr), _addr(indices), _addr(data))
+            _check(st, self.ctx.handle, "sps_matrix_create_csr")
+
+    def _from_cupy(self, A):
+        import cupy as cp
+
+        A = self._csr_float64(A)
+        m, n = A.shape
+        indices = A.indices
+        if indices.dtype != cp.int32:
+            indices = indices.astype(cp.int32)
+        indptr = A.indptr
+        lib = _lib.lib()
+        # The library reads on its own stream: the arrays must be written first.
+        cp.cuda.get_current_stream().synchronize()
+        if indptr.dtype == cp.int64:
+            rp, rp32 = indptr.data.ptr, None
+        else:
+            indptr = indptr.astype(cp.int32, copy=False)
+            rp, rp32 = None, indptr.data.ptr
+        st = lib.sps_matrix_wrap_csr(self.ctx.handle, ctypes.byref(self.handle), m, n, rp, rp32,
+                                     indices.data.ptr, A.data.data.ptr)
+        _check(st, self.ctx.handle, "sps_matrix_wrap_csr")
+        self.keep = (A, indptr, indices)
+        self.borrowed = True
+        self.shape = A.shape
+
+    def device_arrays(self):
+        """Addresses of the arrays the kernels read: (rowptr, rowptr32, colind, values)."""
+        lib = _lib.lib()
+        ptrs = [ctypes.c_void_p() for _ in range(4)]
+        _check(lib.sps_matrix_get_device_csr(self.handle, *[ctypes.byref(p) for p in ptrs]),
+               self.ctx.handle, "sps_matrix_get_device_csr")
+        return tuple(p.value for p in ptrs)
+
+
+class Solver:
+    """A Krylov solver set up once for a matrix and used for many right-hand sides.
+
+    Solver(A=None, method="auto", precond="auto", rtol=1e-8, atol=0.0, maxit=None,
+           restart=None, device="auto", history=False, precond_params=None, spmv="auto",
+           flexible=False, check=False)
+
+    A               scipy.sparse matrix or array (any format), or cupyx.scipy.sparse matrix;
+                    when given, setup(A) runs at once
+    method          "auto", "cg", "gmres", "bicgstab"
+    precond         "auto", "none", "jacobi", "ilu0", "ic0", "ilut", "bjacobi", "cheby"
+    rtol, atol      stop when ||b - Ax|| <= max(rtol*||b||, atol)
+    maxit, restart  iteration limit (default 10000), GMRES restart (default 30)
+    device          "auto" (CuPy data: its GPU; else a GPU when usable, else the CPU),
+                    "cpu", "cuda", "cuda:N"
+    history         keep the residual norm of every iteration (info.history)
+    precond_params  {name: value} of preconditioner parameters ("ilut.fill", "matching", ...;
+                    spsolve.precond_params() lists them)
+    check           raise ConvergenceError when a solve does not converge (else the reason is
+                    in info and the solve returns normally)
+
+    The matrix is borrowed: do not change its arrays while the Solver uses it (call setup
+    again after a change). A Solver is not safe to use from several threads at once.
+    """
+
+    def __init__(self, A=None, method="auto", precond="auto", rtol=1e-8, atol=0.0, maxit=None,
+                 restart=None, device="auto", history=False, precond_params=None, spmv="auto",
+                 flexible=False, check=False):
+        self._method = _name_to_enum("solver", method)
+        self._precond = _name_to_enum("precond", precond)
+        self._spmv = _name_to_enum("spmv", spmv)
+        self._rtol, self._atol = float(rtol), float(atol)
+        self._maxit = None if maxit is None else int(maxit)
+        self._restart = None if restart is None else int(restart)
+        self._device = device
+        self._history = bool(history)
+        self._params = dict(precond_params or {})
+        self._flexible = bool(flexible)
+        self.check = bool(check)
+        # Tests set this to record sps_vector_get_data of the wrapped b and x of each solve.
+        self._trace_pointers = False
+        self.last_vector_data = None
+        self.ctx = None
+        self._handle = None
+        self._matrix = None
+        self._staging = None
+        # Out-parameters reused by every solve.
+        self._i1, self._i2 = ctypes.c_int(), ctypes.c_int()
+        self._d1, self._d2 = ctypes.c_double(), ctypes.c_double()
+        self._vp1, self._vp2 = ctypes.c_void_p(), ctypes.c_void_p()
+        self._hist_p = ctypes.POINTER(ctypes.c_double)()
+        self._att_p = ctypes.POINTER(_lib.sps_solver_attempt)()
+        self._pinfo = _lib.sps_precond_info()
+        self._refs = tuple(ctypes.byref(v) for v in (self._i1, self._i2, self._d1, self._d2))
+        self._hist_ref = ctypes.byref(self._hist_p)
+        self._att_ref = ctypes.byref(self._att_p)
+        self._pinfo_ref = ctypes.byref(self._pinfo)
+        if A is not None:
+            self.setup(A)
+
+    # Setup.
+
+    def _create(self, ctx):
+        lib = _lib.lib()
+        self._destroy()
+        h = ctypes.c_void_p()
+        _check(lib.sps_solver_create(ctx.handle, ctypes.byref(h), self._method), ctx.handle,
+               "sps_solver_create")
+        self._handle = h
+        self._finalizer = weakref.finalize(self, lib.sps_solver_destroy, ctypes.byref(h))
+        self.ctx = ctx
+        c = ctx.handle
+        _check(lib.sps_solver_set_precond(h, self._precond), c, "sps_solver_set_precond")
+        for name, value in self._params.items():
+            _check(lib.sps_solver_set_precond_param(h, str(name).encode(), float(value)), c,
+                   "sps_solver_set_precond_param")
+        self._apply_tolerances()
+        if self._maxit is not None:
+            _check(lib.sps_solver_set_max_iterations(h, self._maxit), c,
+                   "sps_solver_set_max_iterations")
+        if self._restart is not None:
+            _check(lib.sps_solver_set_restart(h, self._restart), c, "sps_solver_set_restart")
+        if self._flexible:
+            _check(lib.sps_solver_set_flexible(h, 1), c, "sps_solver_set_flexible")
+        _check(lib.sps_solver_set_spmv(h, self._spmv, 0), c, "sps_solver_set_spmv")
+        _check(lib.sps_solver_set_history(h, int(self._history)), c, "sps_solver_set_history")
+
+    def _apply_tolerances(self):
+        if self._handle is not None:
+            _check(_lib.lib().sps_solver_set_tolerances(self._handle, self._rtol, self._atol),
+                   self.ctx.handle, "sps_solver_set_tolerances")
+
+    def _destroy(self):
+        if self._handle is not None:
+            self._finalizer()
+            self._handle = None
+        if self._staging is not None:
+            for f in self._staging[2:]:
+                f()
+            self._staging = None
+
+    def setup(self, A):
+        """Analyse A (a scipy.sparse or cupyx.scipy.sparse square matrix): the SpMV kernel, the
+        method and preconditioner of the automatic choice, the factorisation. Returns self."""
+        ctx = _context_for(self._device, A)
+        if self.ctx is not ctx or self._handle is None:
+            self._create(ctx)
+        self._matrix = None
+        matrix = _Matrix(ctx, A)
+        lib = _lib.lib()
+        _check(lib.sps_solver_setup(self._handle, matrix.handle), ctx.handle, "sps_solver_setup")
+        self._matrix = matrix
+        self.shape = matrix.shape
+        self.n = matrix.shape[0]
+        if self._staging is not None:
+            for f in self._staging[2:]:
+                f()
+            self._staging = None
+        if ctx.is_cuda:
+            # Device vectors for NumPy right-hand sides, made once here: solve allocates nothing.
+            vb, vx = ctypes.c_void_p(), ctypes.c_void_p()
+            _check(lib.sps_vector_create(ctx.handle, ctypes.byref(vb), self.n), ctx.handle,
+                   "sps_vector_create")
+            fb = weakref.finalize(self, lib.sps_vector_destroy, ctypes.byref(vb))
+            _check(lib.sps_vector_create(ctx.handle, ctypes.byref(vx), self.n), ctx.handle,
+                   "sps_vector_create")
+            fx = weakref.finalize(self, lib.sps_vector_destroy, ctypes.byref(vx))
+            self._staging = (vb, vx, fb, fx)
+        return self
+
+    def _require_setup(self):
+        if self._matrix is None:
+            raise SpsolveError(-10, "the Solver has no matrix: call setup(A) first", "setup")
+
+    # Tolerances may change between solves without a new setup.
+
+    @property
+    def rtol(self):
+        return self._rtol
+
+    @rtol.setter
+    def rtol(self, value):
+        self._rtol = float(value)
+        self._apply_tolerances()
+
+    @property
+    def atol(self):
+        return self._atol
+
+    @atol.setter
+    def atol(self, value):
+        self._atol = float(value)
+        self._apply_tolerances()
+
+    # Solve.
+
+    def _vector_in(self, v, name, n):
+        """v as a contiguous float64 array of length n on its own side (NumPy or CuPy)."""
+        if _is_cupy_array(v):
+            import cupy as cp
+
+            if v.dtype.kind == "c":
+                raise TypeError(f"{name}: complex vectors are not supported")
+            v = cp.ascontiguousarray(v, dtype=cp.float64)
+        else:
+            if getattr(v, "dtype", None) is not None and v.dtype.kind == "c":
+                raise TypeError(f"{name}: complex vectors are not supported")
+            v = np.ascontiguousarray(v, dtype=np.float64)
+        if v.shape != (n,):
+            raise ValueError(f"{name} has shape {v.shape}, the matrix needs ({n},)")
+        return v
+
+    def _output(self, b, x0, out, n):
+        """The array x is written to, of b's kind, holding the initial guess."""
+        cupy_side = _is_cupy_array(b)
+        if out is not None:
+            if _is_cupy_array(out) != cupy_side:
+                raise TypeError("out must be a CuPy array for a CuPy b and a NumPy array for a "
+                                "NumPy b")
+            if (out.dtype != np.float64 or out.shape != (n,) or not out.flags.c_contiguous
+                    or (not cupy_side and not out.flags.writeable)):
+                raise ValueError(f"out must be a writeable contiguous float64 array of shape "
+                                 f"({n},)")
+            if (np.may_share_memory(out, b) if not cupy_side else
+                    (_addr(out) < _addr(b) + 8 * n and _addr(b) < _addr(out) + 8 * n)):
+                raise ValueError("out must not share memory with b")
+            if x0 is None:
+                out.fill(0.0)
+            elif x0 is not out:
+                out[...] = self._same_side(self._vector_in(x0, "x0", n), cupy_side)
+            return out
+        if x0 is None:
+            return _cupy().zeros(n, dtype=np.float64) if cupy_side else np.zeros(n)
+        x0 = self._same_side(self._vector_in(x0, "x0", n), cupy_side)
+        return x0.copy()
+
+    @staticmethod
+    def _same_side(v, cupy_side):
+        """v moved to the host (NumPy) or the current GPU (CuPy) when it is not there."""
+        if _is_cupy_array(v) == cupy_side:
+            return v
+        return _cupy().asarray(v) if cupy_side else v.get()
+
+    def solve(self, b, x0=None, out=None, check=None):
+        """Solve A x = b; returns (x, info).
+
+        b    NumPy or CuPy vector; x comes back of the same kind
+        x0   initial guess (default 0), left unchanged
+        out  an array to write x into (and return), of b's kind; without x0 it starts at 0
+        check  raise ConvergenceError when not converged (default: the Solver's check)
+        """
+        self._require_setup()
+        lib = _lib.lib()
+        ctx = self.ctx
+        n = self.n
+        b = self._vector_in(b, "b", n)
+        x = self._output(b, x0, out, n)
+        on_gpu = _is_cupy_array(b)
+        h = self._handle
+        c = ctx.handle
+        if ctx.is_cuda and on_gpu and b.device.id == ctx.index:
+            # CuPy data on the context's GPU: the library works in b's and x's memory.
+            import cupy as cp
+
+            cp.cuda.get_current_stream().synchronize()
+            self._solve_wrapped(lib, c, h, b, x, n)
+        elif ctx.is_cuda:
+            vb, vx = self._staging[0], self._staging[1]
+            bh = b.get() if on_gpu else b
+            xh = x.get() if on_gpu else x
+            _check(lib.sps_vector_upload(vb, _addr(bh), n), c, "sps_vector_upload")
+            _check(lib.sps_vector_upload(vx, _addr(xh), n), c, "sps_vector_upload")
+            _check(lib.sps_solver_solve(h, vb, vx), c, "sps_solver_solve")
+            _check(lib.sps_vector_download(vx, _addr(xh), n), c, "sps_vector_download")
+            if on_gpu:
+                x[...] = _cupy().asarray(xh)
+        elif on_gpu:
+            bh, xh = b.get(), x.get()
+            self._solve_wrapped(lib, c, h, bh, xh, n)
+            x[...] = _cupy().asarray(xh)
+        else:
+            self._solve_wrapped(lib, c, h, b, x, n)
+        info = self._info(lib, h, c)
+        if not info.converged and (self.check if check is None else check):
+            raise ConvergenceError(info)
+        return x, info
+
+    def _solve_wrapped(self, lib, c, h, b, x, n):
+        vb, vx = self._vp1, self._vp2
+        _check(lib.sps_vector_wrap(c, ctypes.byref(vb), n, _addr(b)), c, "sps_vector_wrap")
+        try:
+            _check(lib.sps_vector_wrap(c, ctypes.byref(vx), n, _addr(x)), c, "sps_vector_wrap")
+            try:
+                if self._trace_pointers:
+                    self.last_vector_data = self._vector_data(lib, vb, vx)
+                _check(lib.sps_solver_solve(h, vb, vx), c, "sps_solver_solve")
+            finally:
+                lib.sps_vector_destroy(ctypes.byref(vx))
+        finally:
+            lib.sps_vector_destroy(ctypes.byref(vb))
+
+    def _vector_data(self, lib, vb, vx):
+        """The storage addresses of the two vectors handed to the solve (for the zero-copy
+        test): sps_vector_get_data of b and x."""
+        pb, px = ctypes.c_void_p(), ctypes.c_void_p()
+        lib.sps_vector_get_data(vb, ctypes.byref(pb))
+        lib.sps_vector_get_data(vx, ctypes.byref(px))
+        return pb.value, px.value
+
+    def _info(self, lib, h, c):
+        i1, i2, d1, d2 = self._i1, self._i2, self._d1, self._d2
+        bi1, bi2, bd1, bd2 = self._refs
+        lib.sps_solver_get_reason(h, bi1)
+        reason = i1.value
+        lib.sps_solver_get_iterations(h, bi1)
+        iterations = i1.value
+        lib.sps_solver_get_residual(h, bd1, bd2)
+        res_abs, res_rel = d1.value, d2.value
+        lib.sps_solver_get_times(h, bd1, bd2)
+        setup_time, solve_time = d1.value, d2.value
+        lib.sps_solver_get_method(h, bi1, bi2)
+        method, precond = _solver_name(i1.value), _precond_name(i2.value)
+        lib.sps_solver_get_spmv(h, bi1, bi2)
+        spmv, tpr = _spmv_name(i1.value), i2.value
+        lib.sps_solver_get_attempts(h, self._att_ref, bi1)
+        attempts = (_lib.sps_solver_attempt * i1.value).from_buffer_copy(
+            ctypes.string_at(self._att_p, i1.value * ctypes.sizeof(_lib.sps_solver_attempt)))
+        lib.sps_solver_get_precond_info(h, self._pinfo_ref)
+        pinfo = _lib.sps_precond_info.from_buffer_copy(self._pinfo)
+        history = None
+        if self._history:
+            lib.sps_solver_get_history(h, self._hist_ref, bi1)
+            count = i1.value
+            history = (np.ctypeslib.as_array(self._hist_p, shape=(count,)).copy()
+                       if count else np.zeros(0))
+        return SolveInfo(reason, iterations, res_abs, res_rel, method, precond, spmv, tpr,
+                         setup_time, solve_time, self.ctx.name, history, attempts, pinfo)
+
+    # The preconditioner and the inverse as operators.
+
+    def apply_precond(self, r, out=None):
+        """z = M^-1 r with the preconditioner in use (M approximates A); z of r's kind."""
+        self._require_setup()
+        lib = _lib.lib()
+        ctx, n, c, h = self.ctx, self.n, self.ctx.handle, self._handle
+        r = self._vector_in(r, "r", n)
+        z = self._output(r, None, out, n)
+        on_gpu = _is_cupy_array(r)
+        if ctx.is_cuda and on_gpu and r.device.id == ctx.index:
+            _cupy().cuda.get_current_stream().synchronize()
+            rr, zz = r, z
+        elif ctx.is_cuda:
+            vb, vx = self._staging[0], self._staging[1]
+            rh = r.get() if on_gpu else r
+            _check(lib.sps_vector_upload(vb, _addr(rh), n), c, "sps_vector_upload")
+            _check(lib.sps_solver_apply_precond(h, vb, vx), c, "sps_solver_apply_precond")
+            zh = np.empty(n) if on_gpu else z
+            _check(lib.sps_vector_download(vx, _addr(zh), n), c, "sps_vector_download")
+            if on_gpu:
+                z[...] = _cupy().asarray(zh)
+            return z
+        elif on_gpu:
+            rr, zz = r.get(), np.empty(n)
+        else:
+            rr, zz = r, z
+        vr, vz = ctypes.c_void_p(), ctypes.c_void_p()
+        _check(lib.sps_vector_wrap(c, ctypes.byref(vr), n, _addr(rr)), c, "sps_vector_wrap")
+        try:
+            _check(lib.sps_vector_wrap(c, ctypes.byref(vz), n, _addr(zz)), c, "sps_vector_wrap")
+            try:
+                _check(lib.sps_solver_apply_precond(h, vr, vz), c, "sps_solver_apply_precond")
+            finally:
+                lib.sps_vector_destroy(ctypes.byref(vz))
+        finally:
+            lib.sps_vector_destroy(ctypes.byref(vr))
+        if zz is not z:
+            z[...] = _cupy().asarray(zz)
+        return z
+
+    def _operator_class(self):
+        if self._matrix is not None and self._matrix.borrowed and self.ctx.is_cuda:
+            import cupyx.scipy.sparse.linalg as cla
+
+            return cla.LinearOperator
+        import scipy.sparse.linalg as sla
+
+        return sla.LinearOperator
+
+    def aslinearoperator(self, warn=True):
+        """A LinearOperator applying A^-1 (each matvec a solve with this Solver's setup), for
+        SciPy code (or cupyx.scipy.sparse.linalg for a Solver set up with a CuPy matrix). A
+        solve that does not converge gives a RuntimeWarning (warn=False: silent)."""
+        self._require_setup()
+
+        def matvec(b):
+            shape = b.shape
+            x, info = self.solve(b.reshape(-1))
+            if warn and not info.converged:
+                warnings.warn(f"spsolve: {info}", RuntimeWarning, stacklevel=3)
+            return x.reshape(shape)
+
+        return self._operator_class()(self.shape, matvec=matvec, dtype=np.float64)
+
+    def preconditioner(self):
+        """A LinearOperator applying M^-1, the preconditioner set up for A (SciPy's M=)."""
+        self._require_setup()
+
+        def matvec(r):
+            shape = r.shape
+            return self.apply_precond(r.reshape(-1)).reshape(shape)
+
+        return self._operator_class()(self.shape, matvec=matvec, dtype=np.float64)
+
+    # Queries and lifetime.
+
+    def matrix_device_arrays(self):
+        """Addresses (rowptr, rowptr32, colind, values) of the matrix arrays the kernels read."""
+        self._require_setup()
+        return self._matrix.device_arrays()
+
+    @property
+    def device(self):
+        return self.ctx.name if self.ctx else None
+
+    def close(self):
+        """Free the library objects now (they are freed with the Solver otherwise)."""
+        self._destroy()
+        self._matrix = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+
+_names = {}
+
+
+def _name(fn_name, v):
+    """A name from one of the library's fixed tables, asked once per value."""
+    key = (fn_name, v)
+    s = _names.get(key)
+    if s is None:
+        raw = getattr(_lib.lib(), fn_name)(v)
+        s = raw.decode() if raw else str(v)
+        _names[key] = s
+    return s
+
+
+def _solver_name(v):
+    return _name("sps_solver_type_name", v)
+
+
+def _precond_name(v):
+    return _name("sps_precond_type_name", v)
+
+
+def _spmv_name(v):
+    return _name("sps_spmv_kind_name", v)
+
+
+def _reason_name(v):
+    return _name("sps_reason_name", v)
+
+
+def _reason_text(v):
+    return _name("sps_reason_string", v)
+
+
+def solve(A, b, method="auto", precond="auto", rtol=1e-8, atol=0.0, maxit=None, restart=None,
+          x0=None, device="auto", history=False, precond_params=None, spmv="auto",
+          flexible=False, check=False, out=None):
+    """Solve A x = b once; returns (x, info). See Solver for the arguments; use a Solver to
+    keep the setup for several right-hand sides."""
+    s = Solver(None, method=method, precond=precond, rtol=rtol, atol=atol, maxit=maxit,
+               restart=restart, device=_device_for_solve(device, A, b), history=history,
+               precond_params=precond_params, spmv=spmv, flexible=flexible, check=check)
+    try:
+        s.setup(A)
+        return s.solve(b, x0=x0, out=out)
+    finally:
+        s.close()
+
+
+def _device_for_solve(device, A, b):
+    if device in (None, "auto") and not _is_cupy_sparse(A) and _is_cupy_array(b):
+        return f"cuda:{b.device.id}"
+    return device
+
+
+def read_matrix(path):
+    """Read a Matrix Market file (.mtx or .mtx.gz) with libspsolve's reader; returns a
+    scipy.sparse.csr_matrix (symmetric files expanded, duplicates summed, rows sorted)."""
+    import scipy.sparse as sp
+
+    lib = _lib.lib()
+    ctx = get_context("cpu")
+    h = ctypes.c_void_p()
+    _check(lib.sps_matrix_read_mm(ctx.handle, ctypes.byref(h), str(path).encode(), 0),
+           ctx.handle, "sps_matrix_read_mm")
+    try:
+        m, n, nnz = ctypes.c_int64(), ctypes.c_int64(), ctypes.c_int64()
+        lib.sps_matrix_get_size(h, ctypes.byref(m), ctypes.byref(n), ctypes.byref(nnz))
+        rp, ci, va = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p()
+        lib.sps_matrix_get_csr(h, ctypes.byref(rp), ctypes.byref(ci), ctypes.byref(va))
+
+        def arr(p, ctype, dtype, count):
+            if count == 0:
+                return np.zeros(0, dtype=dtype)
+            return np.ctypeslib.as_array(ctypes.cast(p, ctypes.POINTER(ctype)),
+                                         shape=(count,)).copy()
+
+        indptr = arr(rp.value, ctypes.c_int64, np.int64, m.value + 1)
+        indices = arr(ci.value, ctypes.c_int32, np.int32, nnz.value)
+        data = arr(va.value, ctypes.c_double, np.float64, nnz.value)
+    finally:
+        lib.sps_matrix_destroy(ctypes.byref(h))
+    return sp.csr_matrix((data, indices, indptr), shape=(m.value, n.value))
+
+
+def precond_params():
+    """The preconditioner parameters: a list of (name, description, default)."""
+    lib = _lib.lib()
+    f = lib.sps_precond_param_info
+    f.restype = ctypes.c_int
+    f.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_char_p),
+                  ctypes.POINTER(ctypes.c_double)]
+    out, k = [], 0
+    name, desc, dflt = ctypes.c_char_p(), ctypes.c_char_p(), ctypes.c_double()
+    while f(k, ctypes.byref(name), ctypes.byref(desc), ctypes.byref(dflt)) == 0:
+        out.append((name.value.decode(), desc.value.decode(), dflt.value))
+        k += 1
+    return out
+
+
+def library_version():
+    """The version of the loaded libspsolve."""
+    return _lib.lib().sps_version().decode()
+
+
+def library_path():
+    """Where libspsolve was loaded from."""
+    return _lib.path()
+
+
+def have_cuda():
+    """True when the loaded libspsolve was built with CUDA."""
+    return bool(_lib.lib().sps_have_cuda())
+
+
+def cuda_device_count():
+    """Usable CUDA devices (0 without CUDA or without a GPU)."""
+    n = ctypes.c_int()
+    _lib.lib().sps_cuda_device_query(ctypes.byref(n), None, 0)
+    return n.value
