@@ -19,4 +19,5 @@ EXTRA_DIST += \
 	%reldir%/plot.py \
 	%reldir%/plot_convergence.py \
 	%reldir%/run-gpu.sh \
-	%reldir%/run-precond.sh
+	%reldir%/run-precond.sh \
+	%reldir%/progress-cost.sh

@@ -9,5 +9,7 @@ spsolve_SOURCES = \
 	%reldir%/rhs.h \
 	%reldir%/rhs.c \
 	%reldir%/info.h \
-	%reldir%/info.c
+	%reldir%/info.c \
+	%reldir%/progress.h \
+	%reldir%/progress.c
 spsolve_LDADD = libspsolve.la

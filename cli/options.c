@@ -33,6 +33,7 @@ typedef enum opt_id {
   OPT_OUTPUT,
   OPT_X0,
   OPT_MONITOR,
+  OPT_PROGRESS,
   OPT_HISTORY,
   OPT_JSON,
   OPT_QUIET,
@@ -68,6 +69,7 @@ static const opt_spec option_table[] = {
     {"output", 'o', ARG_REQUIRED, OPT_OUTPUT},
     {"x0", 0, ARG_REQUIRED, OPT_X0},
     {"monitor", 0, ARG_OPTIONAL, OPT_MONITOR},
+    {"progress", 0, ARG_REQUIRED, OPT_PROGRESS},
     {"history", 0, ARG_NONE, OPT_HISTORY},
     {"json", 0, ARG_NONE, OPT_JSON},
     {"quiet", 'q', ARG_NONE, OPT_QUIET},
@@ -135,8 +137,15 @@ void cli_print_help(void)
         "                        vector, as -o writes; default x0 = 0)\n"
         "\n"
         "Output:\n"
-        "  --monitor[=K]         print the residual norm every K iterations on stderr\n"
-        "                        (default K = 1)\n"
+        "  --monitor[=K]         print the iteration, the residual norm, the relative\n"
+        "                        residual and the elapsed time every K iterations on stderr\n"
+        "                        (default K = 1; '--monitor K' works too)\n"
+        "  --progress auto|always|never\n"
+        "                        one progress line on stderr, updated in place a few times\n"
+        "                        a second: the bytes read while loading, then the iteration,\n"
+        "                        relative residual, rate, elapsed and estimated time left\n"
+        "                        (default auto: when stderr is a terminal and the step takes\n"
+        "                        over a second)\n"
         "  --history             include the residual history in the --json output\n"
         "  --json                print one JSON object on stdout instead of the text report\n"
         "                        (NaN and Inf are written as null)\n"
@@ -154,6 +163,8 @@ void cli_print_help(void)
         "  2  usage or input error: bad option or value, unreadable or malformed file,\n"
         "     A not square, b of the wrong length, a device or kernel that does not exist\n"
         "  3  runtime failure: out of host or device memory, CUDA or cuSPARSE error\n"
+        "  130  interrupted (Ctrl-C): a solve stops at its next check and reports with\n"
+        "     reason interrupted; a second Ctrl-C ends the program at once\n"
         "\n"
         "Environment:\n"
         "  OMP_NUM_THREADS       threads of the CPU kernels\n"
@@ -480,6 +491,16 @@ static int apply_option(const opt_spec *spec, const char *val, cli_options *opt,
   case OPT_MONITOR:
     opt->monitor_every = 1;
     return val ? parse_int(name, val, 1, &opt->monitor_every) : 0;
+  case OPT_PROGRESS:
+    if (strcmp(val, "auto") == 0)
+      opt->progress = CLI_PROGRESS_AUTO;
+    else if (strcmp(val, "always") == 0)
+      opt->progress = CLI_PROGRESS_ALWAYS;
+    else if (strcmp(val, "never") == 0)
+      opt->progress = CLI_PROGRESS_NEVER;
+    else
+      return usage_error("invalid value '%s' for --%s: expected auto, always or never", val, name);
+    return 0;
   case OPT_HISTORY:
     opt->history = 1;
     return 0;
@@ -532,6 +553,15 @@ static void set_defaults(cli_options *opt)
   opt->restart = 30;
   opt->device = SPS_DEVICE_AUTO;
   opt->spmv = SPS_SPMV_AUTO;
+}
+
+/* The word is a nonempty run of decimal digits. */
+static int all_digits(const char *s)
+{
+  if (!*s) return 0;
+  for (; *s; s++)
+    if (*s < '0' || *s > '9') return 0;
+  return 1;
 }
 
 /* A positional argument: A first, then b. */
@@ -600,6 +630,9 @@ int cli_parse_options(int argc, char **argv, cli_options *opt)
       if (i + 1 >= argc) return usage_error("option %s needs a value", shown);
       val = argv[++i];
     }
+    /* An optional value may follow as the next word when it is a number: '--monitor 5 A.mtx'
+     * (a matrix file is never named by digits alone). */
+    if (spec->arg == ARG_OPTIONAL && !val && i + 1 < argc && all_digits(argv[i + 1])) val = argv[++i];
     if (apply_option(spec, val, opt, &rhs_given, &rhs_positional)) return CLI_EXIT_USAGE;
   }
   if (opt->action != CLI_ACTION_SOLVE) return 0;

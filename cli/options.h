@@ -11,7 +11,8 @@ enum {
   CLI_EXIT_CONVERGED = 0,     /* the solve converged */
   CLI_EXIT_NOT_CONVERGED = 1, /* the solve stopped without converging */
   CLI_EXIT_USAGE = 2,         /* bad option, bad or missing input file, no such device */
-  CLI_EXIT_RUNTIME = 3        /* out of memory, CUDA or cuSPARSE failure */
+  CLI_EXIT_RUNTIME = 3,       /* out of memory, CUDA or cuSPARSE failure */
+  CLI_EXIT_INTERRUPTED = 130  /* Ctrl-C: 128 + SIGINT, as a shell reports it */
 };
 
 /* What the program is asked to do besides solving. */
@@ -30,6 +31,13 @@ typedef enum cli_rhs_kind {
   CLI_RHS_RANDOM,       /* b seeded random, uniform in [-1, 1) */
   CLI_RHS_FILE          /* b read from a Matrix Market file */
 } cli_rhs_kind;
+
+/* When to show the progress line (cli/progress.h). */
+typedef enum cli_progress_mode {
+  CLI_PROGRESS_AUTO = 0, /* when stderr is a terminal */
+  CLI_PROGRESS_ALWAYS,
+  CLI_PROGRESS_NEVER
+} cli_progress_mode;
 
 /* Which solver; AUTO picks CG for a symmetric matrix and GMRES otherwise. */
 typedef enum cli_solver_choice { CLI_SOLVER_AUTO = -1 } cli_solver_choice;
@@ -64,6 +72,7 @@ typedef struct cli_options {
   int spmv_given; /* --spmv was on the command line */
   int threads_per_row;
   int monitor_every; /* 0: no monitor */
+  cli_progress_mode progress;
   int history, json, quiet, verbose;
 } cli_options;
 

@@ -128,9 +128,12 @@ void cli_report_text(FILE *out, const cli_report *r)
   if (r->threads_per_row > 1) fprintf(out, " (%d threads per row)", r->threads_per_row);
   fputc('\n', out);
   fprintf(out, "iterations      %d\n", r->iterations);
-  /* the converged reasons' descriptions already begin with "converged:" */
+  /* the converged reasons' descriptions already begin with "converged:", the interrupted
+   * one with "interrupted:" */
   fprintf(out, "reason          %s%s (%s)\n",
-          r->reason > 0 ? "" : "not converged: ", sps_reason_string(r->reason),
+          r->reason > 0 || r->reason == SPS_INTERRUPTED ? "" : "not converged: ",
+          r->reason == SPS_INTERRUPTED ? "interrupted: Ctrl-C stopped the solve"
+                                       : sps_reason_string(r->reason),
           sps_reason_name(r->reason));
   fprintf(out, "residual        %.3e  true ||b - Ax||/||b|| (||b - Ax|| = %.3e)\n", r->residual_rel,
           r->residual_abs);

@@ -6,6 +6,7 @@
 
 #include "info.h"
 #include "options.h"
+#include "progress.h"
 #include "report.h"
 #include "rhs.h"
 #include "spsolve.h"
@@ -18,6 +19,7 @@ typedef struct cli_state {
   sps_solver *solver;
   double *host_xs; /* the exact solution x*, when b = A*x* */
   double *host_x;  /* the computed solution, downloaded to compare with x* */
+  cli_progress progress; /* the progress line and the monitor lines on stderr */
 } cli_state;
 
 static void cli_state_free(cli_state *s)
@@ -63,12 +65,6 @@ static int library_error(const cli_state *s, sps_status st, const char *what)
   const char *msg = s->ctx ? sps_context_last_error(s->ctx) : "";
   fprintf(stderr, "spsolve: %s: %s\n", what, msg[0] ? msg : sps_status_string(st));
   return exit_code_of(st);
-}
-
-static void print_monitor(void *user, int iteration, double residual_norm)
-{
-  (void)user;
-  fprintf(stderr, "spsolve: iteration %6d  ||r|| = %.6e\n", iteration, residual_norm);
 }
 
 static const char *device_option_text(const cli_options *opt, char *buf, size_t len)
@@ -142,6 +138,13 @@ static int load_matrix(cli_state *s, const cli_options *opt, cli_report *r)
     cli_matrix_stats_compute(rowptr, r->nrows, opt->matrix_path, &r->stats);
   }
   return 0;
+}
+
+/* Ctrl-C before the solve began: nothing to report. */
+static int interrupted_before_solve(void)
+{
+  fprintf(stderr, "spsolve: interrupted before the solve\n");
+  return CLI_EXIT_INTERRUPTED;
 }
 
 /* Make b (and x*, for the default right-hand side) and the initial guess: x = 0, or read
@@ -242,11 +245,19 @@ static int run_solver(cli_state *s, const cli_options *opt, cli_report *r)
       (st = sps_solver_set_spmv(sv, opt->spmv, opt->threads_per_row)) != SPS_SUCCESS ||
       (st = sps_solver_set_history(sv, opt->history)) != SPS_SUCCESS ||
       (opt->monitor_every > 0 &&
-       (st = sps_solver_set_monitor(sv, print_monitor, NULL, opt->monitor_every)) != SPS_SUCCESS))
+       (st = sps_solver_set_monitor(sv, cli_progress_monitor, &s->progress, opt->monitor_every)) !=
+           SPS_SUCCESS) ||
+      (st = sps_solver_set_progress(sv, cli_progress_solve, &s->progress, 0.2)) != SPS_SUCCESS)
     return library_error(s, st, "solver options");
   st = sps_solver_setup(sv, s->A);
   if (st != SPS_SUCCESS) return library_error(s, st, "setup failed");
+  if (cli_interrupted) return interrupted_before_solve();
+  double bnorm;
+  st = sps_vector_norm2(s->b, &bnorm);
+  if (st != SPS_SUCCESS) return library_error(s, st, "||b||");
+  cli_progress_solve_begin(&s->progress, bnorm, opt->rtol);
   st = sps_solver_solve(sv, s->b, s->x);
+  cli_progress_end(&s->progress);
   if (st != SPS_SUCCESS) return library_error(s, st, "solve failed");
   if ((st = sps_solver_get_method(sv, &r->solver, &r->precond)) != SPS_SUCCESS ||
       (st = sps_solver_get_precond_info(sv, &r->pcinfo)) != SPS_SUCCESS ||
@@ -293,13 +304,18 @@ static int solve(const cli_options *opt)
   memset(&s, 0, sizeof s);
   memset(&r, 0, sizeof r);
   r.opt = opt;
+  cli_progress_init(&s.progress, opt->progress, opt->monitor_every);
+  cli_interrupt_install();
   int code = open_device(&s, opt, &r);
   if (!code) code = load_matrix(&s, opt, &r);
+  if (!code && cli_interrupted) code = interrupted_before_solve();
   if (!code) code = make_rhs(&s, opt, &r);
   if (!code) code = run_solver(&s, opt, &r);
   if (!code) code = finish(&s, opt, &r);
   if (!code) {
-    r.exit_code = r.reason > 0 ? CLI_EXIT_CONVERGED : CLI_EXIT_NOT_CONVERGED;
+    r.exit_code = r.reason > 0                  ? CLI_EXIT_CONVERGED
+                  : r.reason == SPS_INTERRUPTED ? CLI_EXIT_INTERRUPTED
+                                                : CLI_EXIT_NOT_CONVERGED;
     if (opt->json && !opt->quiet)
       cli_report_json(stdout, &r);
     else if (!opt->quiet)

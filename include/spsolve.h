@@ -68,7 +68,8 @@ typedef enum sps_status {
   X(SPS_DIVERGED_INDEFINITE_PRECOND, -4, "preconditioner is not positive definite")     \
   X(SPS_DIVERGED_NAN, -5, "residual is NaN or Inf")                                    \
   X(SPS_DIVERGED_DTOL, -6, "diverged: ||b - Ax|| > dtol*max(||b||, ||b - Ax_0||)")       \
-  X(SPS_DIVERGED_RANGE, -7, "the solution lies outside the range of doubles (overflow or subnormal)")
+  X(SPS_DIVERGED_RANGE, -7, "the solution lies outside the range of doubles (overflow or subnormal)") \
+  X(SPS_INTERRUPTED, -8, "interrupted: the progress callback asked the solve to stop")
 
 /** Convergence reason of the last solve. */
 typedef enum sps_reason {
@@ -203,6 +204,16 @@ typedef struct sps_solver sps_solver;       /**< a Krylov solver with its precon
  * call back into the solver.
  */
 typedef void (*sps_monitor_fn)(void *user, int iteration, double residual_norm);
+
+/**
+ * Called by a solver after each batch of iterations it has read back (sps_solver_set_progress)
+ * with the iteration reached and the residual norm ||b - Ax|| (the recurrence estimate); the
+ * solver shortens its batches so that the calls come at least every `interval` seconds. Return
+ * 0 to go on, nonzero to stop the solve: it ends with ::SPS_INTERRUPTED and x holds the
+ * iterate reached (GMRES updates x from the part of its cycle done). Must not call back into
+ * the solver. May be called from the thread that called sps_solver_solve() only.
+ */
+typedef int (*sps_progress_fn)(void *user, int iteration, double residual_norm);
 
 /** @name Status and version */
 /**@{*/
@@ -561,6 +572,17 @@ sps_status sps_solver_set_spmv(sps_solver *solver, sps_spmv_kind kind, int threa
 sps_status sps_solver_set_history(sps_solver *solver, int enable);
 /** Call @p fn every @p every iterations (0 or NULL fn turns it off). */
 sps_status sps_solver_set_monitor(sps_solver *solver, sps_monitor_fn fn, void *user, int every);
+/**
+ * Call @p fn after each batch of iterations, at least every @p interval seconds (a batch of
+ * device-driven iterations is cut to about that long from the measured time per iteration),
+ * and stop the solve with ::SPS_INTERRUPTED when it returns nonzero (a Ctrl-C handler sets a
+ * flag the callback returns, say). Reading the state back once per batch is what the solver
+ * does anyway: with @p interval of a few tenths of a second the callback costs nothing
+ * measurable (`doc/performance.md`). A NULL @p fn turns it off.
+ * @return ::SPS_ERR_ARGUMENT when @p fn is set and @p interval is not > 0 (the message names it).
+ */
+sps_status sps_solver_set_progress(sps_solver *solver, sps_progress_fn fn, void *user,
+                                   double interval);
 /**
  * Analyse @p A (borrowed: it must outlive the solver or the next setup): SpMV plan,
  * preconditioner, work vectors. All allocation happens here.

@@ -297,7 +297,7 @@ sps_status sps_solver_auto_solve(sps_solver *s, const double *b, double *x, doub
        * at their own confirmations). */
       SPS_CHECK(sps_solver_residual(s, b, x, s->r, &rnorm));
       if (s->reason > 0 || last || used >= maxit) break;
-      if (s->reason != SPS_DIVERGED_MAX_ITERATIONS) break; /* breakdown, indefinite, NaN */
+      if (s->reason != SPS_DIVERGED_MAX_ITERATIONS) break; /* breakdown, indefinite, NaN, stop */
       /* Continue while the last chunk's rate reaches tol within what is left and within
        * AUTO_STAGE_MAX iterations of this try; chunks double, so a try that works restarts
        * only a few times. */
@@ -310,7 +310,7 @@ sps_status sps_solver_auto_solve(sps_solver *s, const double *b, double *x, doub
       chunk *= 2;
     }
     const double rel = s->bnorm > 0.0 ? rnorm / s->bnorm : 0.0;
-    if (s->reason > 0 || last || used >= maxit) {
+    if (s->reason > 0 || last || used >= maxit || s->reason == SPS_INTERRUPTED) {
       s->res_abs = rnorm;
       s->res_known = 1;
       if (s->reason <= 0 && s->reason != SPS_DIVERGED_NAN && !(rnorm <= rstart)) {

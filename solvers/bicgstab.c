@@ -195,6 +195,10 @@ static sps_status bicgstab_solve(sps_solver *s, const double *b, double *x, doub
         sps_solver_monitor(s, h.it, rnorm);
         monitored = h.it;
       }
+      if (sps_solver_progress(s, h.it, rnorm) && h.status == SPS_BICGSTAB_RUNNING) {
+        s->reason = SPS_INTERRUPTED;
+        break;
+      }
       const double rate = sps_solver_batch_rate(rnorm_batch, rnorm, h.it - it0);
       batch = sps_solver_next_batch(s, batch, rate, rnorm, h.it, BICGSTAB_GRAPH_ITERATIONS,
                                     BICGSTAB_MAX_BATCH);

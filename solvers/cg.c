@@ -173,6 +173,10 @@ static sps_status cg_solve(sps_solver *s, const double *b, double *x, double rno
     rnorm = sqrt(h.rr);
     if (s->monitor && s->monitor_every > 0 && h.it > it0 && h.it % s->monitor_every == 0)
       sps_solver_monitor(s, h.it, rnorm);
+    if (sps_solver_progress(s, h.it, rnorm) && h.status == SPS_CG_RUNNING) {
+      s->reason = SPS_INTERRUPTED;
+      break;
+    }
     const double rate = sps_solver_batch_rate(rnorm0_batch, rnorm, h.it - it0);
     batch = sps_solver_next_batch(s, batch, rate, rnorm, h.it, CG_GRAPH_ITERATIONS, CG_MAX_BATCH);
     switch (h.status) {

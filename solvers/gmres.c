@@ -348,8 +348,9 @@ static sps_status gmres_solve_device(sps_solver *s, const double *b, double *x, 
    * finished steps (a whole first cycle cost watt_2 a fifth of its solve time). */
   int want = gw->m < GMRES_FIRST_BATCH ? gw->m : GMRES_FIRST_BATCH, monitored = 0;
   while (s->reason == SPS_REASON_NONE) {
-    /* To the next monitor call or the adaptive length; never past the cycle or maxit. */
-    int len = monitor_every > 0 ? monitor_every - h.it % monitor_every : want;
+    /* To the next monitor call or the adaptive length (cut to the progress interval); never
+     * past the cycle or maxit. */
+    int len = sps_solver_progress_cap(s, monitor_every > 0 ? monitor_every - h.it % monitor_every : want);
     if (len > gw->m - h.j) len = gw->m - h.j;
     if (len > s->maxit - h.it) len = s->maxit - h.it;
     if (len < 1) len = 1;
@@ -368,6 +369,13 @@ static sps_status gmres_solve_device(sps_solver *s, const double *b, double *x, 
     }
     const double rate = sps_solver_batch_rate(rnorm_batch, rnorm, h.it - it0);
     want = sps_solver_adaptive_batch(s, want, rate, rnorm, GMRES_MIN_BATCH, GMRES_MAX_BATCH);
+    if (sps_solver_progress(s, h.it, rnorm) && h.status == SPS_GMRES_RUNNING) {
+      /* Stop: x from the part of the cycle done (as at a cycle end), unless that converged. */
+      h.status = SPS_GMRES_MAX_ITERATIONS;
+      SPS_CHECK(gmres_cycle_end(s, gw, b, x, &h, &rnorm));
+      if (s->reason <= 0 && s->reason != SPS_DIVERGED_DTOL) s->reason = SPS_INTERRUPTED;
+      break;
+    }
     if (h.status != SPS_GMRES_RUNNING) SPS_CHECK(gmres_cycle_end(s, gw, b, x, &h, &rnorm));
   }
   s->iterations = h.it;
@@ -414,7 +422,7 @@ static sps_status gmres_solve_host(sps_solver *s, const double *b, double *x, do
   int it = 0;
 
   for (;;) {
-    int k = 0, singular = 0;
+    int k = 0, singular = 0, interrupted = 0;
     /* v_0 <- r / beta, g <- beta e_1 */
     SPS_CHECK(be->axpby(ctx, n, 1.0 / beta, r, 0.0, gw->V));
     g[0] = beta;
@@ -477,6 +485,11 @@ static sps_status gmres_solve_host(sps_solver *s, const double *b, double *x, do
       const double res = fabs(g[j + 1]);
       sps_solver_record(s, it, res);
       if (happy || sps_solver_test(s, res) != SPS_REASON_NONE) break;
+      if (s->progress && sps_wtime() - s->progress_t >= s->progress_interval &&
+          sps_solver_progress(s, it, res)) {
+        interrupted = 1;
+        break;
+      }
     }
     /* y <- R_k^-1 g (back substitution), x <- x + M^-1 V_k y (flexible: x <- x + Z_k y) */
     if (k > 0) {
@@ -506,6 +519,10 @@ static sps_status gmres_solve_host(sps_solver *s, const double *b, double *x, do
       reason = SPS_DIVERGED_DTOL;
     if (reason != SPS_REASON_NONE) {
       s->reason = reason;
+      break;
+    }
+    if (interrupted) {
+      s->reason = SPS_INTERRUPTED;
       break;
     }
     if (singular) {

@@ -60,7 +60,27 @@ int sps_solver_next_batch(const sps_solver *s, int last, double rate, double rno
   int b = s->monitor && s->monitor_every > 0
               ? s->monitor_every - it % s->monitor_every
               : sps_solver_adaptive_batch(s, last, rate, rnorm, min_batch, max_batch);
+  b = sps_solver_progress_cap(s, b);
   return b < s->maxit - it ? b : s->maxit - it;
+}
+
+int sps_solver_progress_cap(const sps_solver *s, int batch)
+{
+  if (!s->progress || !(s->sec_per_it > 0.0)) return batch;
+  const double fit = s->progress_interval / s->sec_per_it;
+  const int cap = fit < 1.0 ? 1 : fit > (double)batch ? batch : (int)fit;
+  return cap < batch ? cap : batch;
+}
+
+int sps_solver_progress(sps_solver *s, int it, double rnorm)
+{
+  if (!s->progress) return 0;
+  const int at = it + s->it_offset;
+  const double now = sps_wtime();
+  if (at > s->progress_it) s->sec_per_it = (now - s->progress_t) / (double)(at - s->progress_it);
+  s->progress_t = now;
+  s->progress_it = at;
+  return s->progress(s->progress_user, at, ldexp(rnorm, s->scale_exp)) != 0;
 }
 
 sps_status sps_solver_issue_batch(sps_solver *s, void *graph, int per_graph, int count,
@@ -397,6 +417,17 @@ sps_status sps_solver_set_history(sps_solver *s, int enable)
   return SPS_SUCCESS;
 }
 
+sps_status sps_solver_set_progress(sps_solver *s, sps_progress_fn fn, void *user, double interval)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  if (fn && !(interval > 0.0))
+    SPS_FAIL(s->ctx, SPS_ERR_ARGUMENT, "progress interval must be > 0 seconds, not %g", interval);
+  s->progress = fn;
+  s->progress_user = user;
+  s->progress_interval = fn ? interval : 0.0;
+  return SPS_SUCCESS;
+}
+
 sps_status sps_solver_set_monitor(sps_solver *s, sps_monitor_fn fn, void *user, int every)
 {
   if (!s) return SPS_ERR_ARGUMENT;
@@ -621,6 +652,9 @@ sps_status sps_solver_solve(sps_solver *s, const sps_vector *b, sps_vector *x)
   s->it_offset = 0;
   s->scale_exp = 0;
   s->dtol_abs = INFINITY;
+  s->progress_t = t0;
+  s->progress_it = 0;
+  s->sec_per_it = 0.0;
   SPS_CHECK(ctx->be->nrm2(ctx, s->n, b->data, &s->bnorm));
   s->tol = fmax(s->rtol * s->bnorm, s->atol);
   if (s->bnorm == 0.0) {

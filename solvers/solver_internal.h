@@ -62,6 +62,9 @@ struct sps_solver {
   sps_monitor_fn monitor;
   void *monitor_user;
   int monitor_every;
+  sps_progress_fn progress;
+  void *progress_user;
+  double progress_interval; /* seconds: the longest batch when a progress callback is set */
 
   /* Built by setup. */
   int is_setup;
@@ -91,6 +94,9 @@ struct sps_solver {
   double tol;      /* max(rtol*||b||, atol) */
   double dtol_abs; /* dtol*max(||b||, ||r_0||): a larger residual norm is a divergence */
   int scale_exp;   /* k: the methods see 2^-k b and 2^-k x; history and monitor get 2^k times */
+  double progress_t;   /* sps_wtime() of the last progress call (or of the solve's start) */
+  int progress_it;     /* the iteration (with it_offset) of that call */
+  double sec_per_it;   /* measured between progress calls; 0 until known */
 
   /* Results of the last solve. */
   sps_reason reason;
@@ -107,6 +113,18 @@ sps_status sps_solver_operator(sps_solver *s, const double *x, double *y);
 
 /* The monitor, with the iteration counted on from earlier tries (it_offset). */
 void sps_solver_monitor(sps_solver *s, int it, double rnorm);
+
+/*
+ * After a batch read back at iteration `it` (of this method's run) with recurrence norm
+ * rnorm: measures the time per iteration and calls the progress callback, if one is set.
+ * Returns nonzero when the callback asked to stop (the method then ends with
+ * SPS_INTERRUPTED, leaving x the iterate reached).
+ */
+int sps_solver_progress(sps_solver *s, int it, double rnorm);
+
+/* A batch length cut so that the batch lasts about the progress interval (unchanged without a
+ * progress callback or before the time per iteration is known); at least 1. */
+int sps_solver_progress_cap(const sps_solver *s, int batch);
 
 /*
  * Make (method, preconditioner with params, sign) the solver's current choice: destroy the

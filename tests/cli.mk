@@ -4,11 +4,13 @@ TESTS += \
 	%reldir%/cli/json.sh \
 	%reldir%/cli/output.sh \
 	%reldir%/cli/info.sh \
-	%reldir%/cli/numerics.sh
+	%reldir%/cli/numerics.sh \
+	%reldir%/cli/progress.sh
 EXTRA_DIST += \
 	%reldir%/cli/common.sh \
 	%reldir%/cli/exit_codes.sh \
 	%reldir%/cli/json.sh \
 	%reldir%/cli/output.sh \
 	%reldir%/cli/info.sh \
-	%reldir%/cli/numerics.sh
+	%reldir%/cli/numerics.sh \
+	%reldir%/cli/progress.sh

@@ -18,3 +18,10 @@ tests_unit_alloc_fail_LDADD = $(TEST_LDADD)
 tests_unit_device_memory_SOURCES = %reldir%/unit/device_memory.c
 tests_unit_device_memory_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 tests_unit_device_memory_LDADD = $(TEST_LDADD)
+# The progress callback (sps_solver_set_progress), on the CPU and on the GPU.
+check_PROGRAMS += tests/unit/progress
+TESTS += tests/unit/progress tests/unit/progress-cuda.sh
+EXTRA_DIST += %reldir%/unit/progress-cuda.sh
+tests_unit_progress_SOURCES = %reldir%/unit/progress.c
+tests_unit_progress_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
+tests_unit_progress_LDADD = $(TEST_LDADD)
