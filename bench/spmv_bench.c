@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/csr_matvec.h"
 #include "../core/internal.h"
+#include "../spmv/threads_per_row.h"
 #ifdef SPS_HAVE_CUDA
 #include "../core/cuda_state.h"
 #endif
@@ -19,8 +21,8 @@ static const char usage[] =
     "                        powerlaw:N:alpha[:seed] (repeatable)\n"
     "  --variants a,b,c      variants to run (default: every one available on the device;\n"
     "                        names as in `spsolve --spmv`, 'auto' allowed)\n"
-    "  --threads-per-row K   csr-vector threads per row (2, 4, 8, 16, 32), or 'sweep' for all\n"
-    "                        of them (default: chosen at setup)\n"
+    "  --threads-per-row K   csr-vector threads per row (0 to choose, 1, 2, 4, 8, 16, 32), or\n"
+    "                        'sweep' for 2 to 32 (default: chosen at setup)\n"
     "  --device cuda|cpu     where to run (default cuda); on the CPU the times are wall clock\n"
     "                        and there is no graph\n"
     "  --repeat N            timed runs per figure, the median is reported (default 10, CPU 5)\n"
@@ -134,9 +136,8 @@ static int parse_options(int argc, char **argv, options *o)
   if (tpr_arg && strcmp(tpr_arg, "sweep") == 0) {
     for (ntpr = 0; ntpr < 5; ntpr++) tprs[ntpr] = 2 << ntpr;
   } else if (tpr_arg) {
-    if (bench_parse_int(tpr_arg, &tprs[0]) ||
-        (tprs[0] != 2 && tprs[0] != 4 && tprs[0] != 8 && tprs[0] != 16 && tprs[0] != 32)) {
-      fprintf(stderr, "spmv-bench: --threads-per-row takes 2, 4, 8, 16, 32 or sweep\n");
+    if (bench_parse_int(tpr_arg, &tprs[0]) || !sps_spmv_tpr_valid(tprs[0])) {
+      fprintf(stderr, "spmv-bench: --threads-per-row takes " SPS_SPMV_TPR_LIST ", or sweep\n");
       return 1;
     }
   }
@@ -161,14 +162,11 @@ static void reference(const sps_matrix *A, const double *x, double *yref, double
   int64_t m;
   sps_matrix_get_csr(A, &rp, &ci, &va);
   sps_matrix_get_size(A, &m, NULL, NULL);
+  sps_csr_matvec_host(m, rp, ci, va, x, yref);
 #pragma omp parallel for schedule(dynamic, 4096)
   for (int64_t i = 0; i < m; i++) {
-    double s = 0.0, b = 0.0;
-    for (int64_t k = rp[i]; k < rp[i + 1]; k++) {
-      s += va[k] * x[ci[k]];
-      b += fabs(va[k] * x[ci[k]]);
-    }
-    yref[i] = s;
+    double b = 0.0; /* sum_j |a_ij x_j| */
+    for (int64_t k = rp[i]; k < rp[i + 1]; k++) b += fabs(va[k] * x[ci[k]]);
     tol[i] = (double)(2 * (rp[i + 1] - rp[i]) + 4) * 0x1.0p-52 * b;
   }
 }
@@ -421,8 +419,8 @@ int main(int argc, char **argv)
       failed = 1;
       goto next;
     }
-    bench_rng rng = {o.c.seed};
-    for (int64_t j = 0; j < n; j++) xh[j] = o.x_random ? bench_rng_sym(&rng) : 1.0;
+    uint64_t rng = o.c.seed;
+    for (int64_t j = 0; j < n; j++) xh[j] = o.x_random ? sps_splitmix64_sym(&rng) : 1.0;
     if (sps_vector_upload(x, xh, n)) {
       fprintf(stderr, "spmv-bench: %s: %s\n", name, sps_context_last_error(ctx));
       failed = 1;

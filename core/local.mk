@@ -3,6 +3,8 @@ libspsolve_la_SOURCES += \
 	%reldir%/internal.h \
 	%reldir%/krylov_state.h \
 	%reldir%/compensated_sum.h \
+	%reldir%/splitmix64.h \
+	%reldir%/csr_matvec.h \
 	%reldir%/error.c \
 	%reldir%/memory.c \
 	%reldir%/context.c \

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "spsolve.h"
+#include "../core/csr_matvec.h"
+#include "../core/splitmix64.h"
 
 #define SPS_TEST_PASS 0
 #define SPS_TEST_FAIL 1
@@ -75,23 +77,20 @@ static inline int sps_done(void)
   return sps_test_failed_ ? SPS_TEST_FAIL : SPS_TEST_PASS;
 }
 
-/* Deterministic random numbers (splitmix64), never rand(). */
+/* Deterministic random numbers (splitmix64, core/splitmix64.h), never rand(). */
 typedef struct sps_rng {
   uint64_t s;
 } sps_rng;
 
 static inline uint64_t sps_rng_next(sps_rng *r)
 {
-  uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
+  return sps_splitmix64_next(&r->s);
 }
 
 /* Uniform in [-1, 1). */
 static inline double sps_rng_uniform(sps_rng *r)
 {
-  return (double)(sps_rng_next(r) >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+  return sps_splitmix64_sym(&r->s);
 }
 
 /* Directory of the bundled test matrices (tests/data), from SPS_TEST_DATA. */
@@ -138,7 +137,7 @@ static inline sps_context *sps_test_context(void)
   return ctx;
 }
 
-/* y <- A x on the host by the plain row loop, from A's borrowed CSR arrays. */
+/* y <- A x on the host by the plain row loop (core/csr_matvec.h), from A's borrowed CSR arrays. */
 static inline void sps_test_host_mv(const sps_matrix *A, const double *x, double *y)
 {
   int64_t m;
@@ -147,12 +146,7 @@ static inline void sps_test_host_mv(const sps_matrix *A, const double *x, double
   const double *va;
   sps_matrix_get_size(A, &m, NULL, NULL);
   sps_matrix_get_csr(A, &rp, &ci, &va);
-  for (int64_t i = 0; i < m; i++) {
-    double s = 0.0;
-    for (int64_t k = rp[i]; k < rp[i + 1]; k++)
-      s += va[k] * x[ci[k]];
-    y[i] = s;
-  }
+  sps_csr_matvec_host(m, rp, ci, va, x, y);
 }
 
 /* ||v||_2 by the plain loop. */

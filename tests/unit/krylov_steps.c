@@ -33,12 +33,7 @@ static void csr_free(csr *A)
 
 static void csr_matvec(const csr *A, const double *x, double *y)
 {
-  for (int64_t i = 0; i < A->n; i++) {
-    double s = 0.0;
-    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-      s += A->val[k] * x[A->colind[k]];
-    y[i] = s;
-  }
+  sps_csr_matvec_host(A->n, A->rowptr, A->colind, A->val, x, y);
 }
 
 /* Nonsymmetric, diagonally dominant: 4 + i/n on the diagonal, -1.2 left, -0.8 right, one random

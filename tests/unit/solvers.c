@@ -47,12 +47,7 @@ static void csr_free(csr *M)
 /* y <- M x on the host. */
 static void csr_mv(const csr *M, const double *x, double *y)
 {
-  for (int64_t i = 0; i < M->n; i++) {
-    double s = 0.0;
-    for (int64_t k = M->rp[i]; k < M->rp[i + 1]; k++)
-      s += M->v[k] * x[M->ci[k]];
-    y[i] = s;
-  }
+  sps_csr_matvec_host(M->n, M->rp, M->ci, M->v, x, y);
 }
 
 /* 1-D Poisson tridiag(-1, 2, -1), SPD. */
