@@ -141,17 +141,20 @@ static int parse_options(int argc, char **argv, options *o)
 
 /*
  * Bytes that inner iteration k (1-based) must move in the unfused textbook loop, every
- * vector of n doubles read or written once per operation; S is one SpMV (GPU.md's count).
- *   CG:        S + 8*13n  (2 dots read 4n; 3 axpy-type updates read 6n, write 3n)
- *   PCG:       S + 8*17n  (also z = D^-1 r: read 2n, write n; ||r|| separately: read n)
+ * vector of n doubles read or written once per operation (a vector dotted with itself is
+ * read once); S is one SpMV (GPU.md's count). bench/traffic.py counts the same for peers.py
+ * and plot.py.
+ *   CG:        S + 8*12n  ((p, q) reads 2n, r.r n; 3 axpy-type updates read 6n, write 3n)
+ *   PCG:       S + 8*17n  (also z = D^-1 r: read 2n, write n; (r, z) 2n; ||r|| n)
  *   GMRES(m), step j = (k-1) mod m + 1, w = A v_j orthogonalised against v_1..v_j:
  *     CGS2:    S + 8*(4j + 9)n  (two passes, each h = V^T w reading jn + n and
  *                                w -= V h reading jn + n, writing n; then ||w|| and
  *                                w /= ||w|| read 2n, write n)
  *     MGS:     S + 8*(5j + 3)n  (per basis vector a dot, 2n, and an axpy, 3n)
  *     right Jacobi adds 8*3n (z = D^-1 v_j).
- *   BiCGSTAB:  2S + 8*25n  (4 dots and ||r|| read 9n; the updates of s, x (two axpy), r and
- *                           p read 11n and write 5n); right Jacobi 2S + 8*31n (p^ and s^).
+ *   BiCGSTAB:  2S + 8*24n  ((r0hat, v), (t, s), (r0hat, r) read 2n each, t.t and ||r|| n
+ *                           each; the updates of s, x (two axpy), r and p read 11n and
+ *                           write 5n); right Jacobi 2S + 8*30n (p^ and s^).
  */
 static double iteration_bytes(const options *o, int64_t n, double S, int k)
 {
@@ -159,7 +162,7 @@ static double iteration_bytes(const options *o, int64_t n, double S, int k)
   int jac = o->precond == SPS_PRECOND_JACOBI;
   switch (o->solver) {
   case SPS_SOLVER_CG:
-    return S + v * (jac ? 17.0 : 13.0);
+    return S + v * (jac ? 17.0 : 12.0);
   case SPS_SOLVER_GMRES: {
     int j = (k - 1) % o->restart + 1;
     double orth = o->orthog == SPS_ORTHOG_CGS2 ? 4.0 * j + 9.0 : 5.0 * j + 3.0;
@@ -167,7 +170,7 @@ static double iteration_bytes(const options *o, int64_t n, double S, int k)
   }
   case SPS_SOLVER_BICGSTAB:
   default:
-    return 2.0 * S + v * (jac ? 31.0 : 25.0);
+    return 2.0 * S + v * (jac ? 30.0 : 24.0);
   }
 }
 
@@ -361,9 +364,10 @@ int main(int argc, char **argv)
            "# x0 = 0, b = A*x* with x* = %s%s; relres = ||b - A x||/||b|| recomputed on the host; "
            "error = ||x - x*||/||x*||\n"
            "# setup and solve: wall clock with the device synchronised; solve_ms: median of %d solves\n"
-           "# bytes_per_iter: traffic of the unfused textbook iteration (bench/README.md), "
-           "SpMV counted as 12*nnz + 4*(m+1) + 8*n + 8*m; bound = bytes / copy bandwidth "
-           "(none or jacobi only)\n",
+           "# bytes_per_iter: traffic of the unfused textbook iteration (bench/README.md; a "
+           "vector dotted with itself read once: CG 12n, BiCGSTAB 24n doubles besides the "
+           "SpMVs), SpMV counted as 12*nnz + 4*(m+1) + 8*n + 8*m; bound = bytes / copy "
+           "bandwidth (none or jacobi only)\n",
            1e-9 * bw, cuda ? "device-to-device cudaMemcpyAsync" : "host memcpy", copy_used >> 20,
            o.rhs_random ? "uniform random in [-1,1)" : "ones", o.negate ? " (A negated)" : "",
            o.repeat);

@@ -18,5 +18,6 @@ EXTRA_DIST += \
 	%reldir%/peers.py \
 	%reldir%/plot.py \
 	%reldir%/plot_convergence.py \
+	%reldir%/traffic.py \
 	%reldir%/run-gpu.sh \
 	%reldir%/run-precond.sh
