@@ -151,6 +151,14 @@ static inline sps_context *sps_test_context(void)
   return ctx;
 }
 
+/* A's row count and borrowed host CSR arrays. */
+static inline void sps_test_csr(const sps_matrix *A, int64_t *m, const int64_t **rp,
+                                const int32_t **ci, const double **va)
+{
+  sps_matrix_get_size(A, m, NULL, NULL);
+  sps_matrix_get_csr(A, rp, ci, va);
+}
+
 /* y <- A x on the host by the plain row loop (core/csr_matvec.h), from A's borrowed CSR arrays. */
 static inline void sps_test_host_mv(const sps_matrix *A, const double *x, double *y)
 {
@@ -158,8 +166,7 @@ static inline void sps_test_host_mv(const sps_matrix *A, const double *x, double
   const int64_t *rp;
   const int32_t *ci;
   const double *va;
-  sps_matrix_get_size(A, &m, NULL, NULL);
-  sps_matrix_get_csr(A, &rp, &ci, &va);
+  sps_test_csr(A, &m, &rp, &ci, &va);
   sps_csr_matvec_host(m, rp, ci, va, x, y);
 }
 
@@ -185,8 +192,7 @@ static inline double sps_test_residual_norm(const sps_matrix *A, const double *b
   const int64_t *rp;
   const int32_t *ci;
   const double *va;
-  sps_matrix_get_size(A, &m, NULL, NULL);
-  sps_matrix_get_csr(A, &rp, &ci, &va);
+  sps_test_csr(A, &m, &rp, &ci, &va);
   double *ax = malloc((size_t)(m ? m : 1) * sizeof(double));
   if (!ax) sps_bail("out of host memory");
   sps_csr_matvec_host(m, rp, ci, va, x, ax);
