@@ -552,7 +552,8 @@ int main(int argc, char **argv)
       bench_fmt(c[14], 64, "%.3f", bytes / r->graph_s / bw);
       bench_fmt(c[15], 64, "%.3f", ref_plain / r->plain_s);
       bench_fmt(c[16], 64, "%.3f", ref_graph / r->graph_s);
-      const int is_auto = r->used == auto_kind && (auto_kind != SPS_SPMV_CSR_VECTOR || r->tpr == auto_tpr);
+      const int is_auto =
+          r->used == auto_kind && (auto_kind != SPS_SPMV_CSR_VECTOR || r->tpr == auto_tpr);
       snprintf(c[17], 64, "%s", is_auto ? "yes" : "-");
       for (int j = 2; j < NCOLS - 1; j++) cells[j] = c[j];
       cells[0] = name;
