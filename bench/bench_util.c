@@ -12,19 +12,6 @@
 #include "bench_util.h"
 #include "gen.h"
 
-uint64_t bench_rng_next(bench_rng *r)
-{
-  uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-double bench_rng_sym(bench_rng *r)
-{
-  return 2.0 * ((double)(bench_rng_next(r) >> 11) * 0x1.0p-53) - 1.0;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
   double x = *(const double *)a, y = *(const double *)b;

@@ -7,14 +7,8 @@
 #include <stdio.h>
 
 #include "spsolve.h"
-
-/* splitmix64, for the random vectors (never rand()). */
-typedef struct bench_rng {
-  uint64_t s;
-} bench_rng;
-uint64_t bench_rng_next(bench_rng *r);
-/* Uniform in [-1, 1). */
-double bench_rng_sym(bench_rng *r);
+/* Random vectors come from sps_splitmix64_sym (never rand()). */
+#include "../core/splitmix64.h"
 
 /* Median of n values (sorts v in place); NaN when n = 0. */
 double bench_median(double *v, int n);

@@ -6,21 +6,13 @@
 #include <string.h>
 
 #include "../core/internal.h"
+#include "../core/splitmix64.h"
 #include "gen.h"
 
-/* splitmix64: the seeded generator of every random draw here. */
-static uint64_t splitmix64(uint64_t *s)
-{
-  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-/* Uniform in (0, 1]. */
+/* Uniform in (0, 1] (splitmix64, the seeded generator of every random draw here). */
 static double unit_open0(uint64_t *s)
 {
-  return ((double)(splitmix64(s) >> 11) + 1.0) * 0x1.0p-53;
+  return ((double)(sps_splitmix64_next(s) >> 11) + 1.0) * 0x1.0p-53;
 }
 
 static int alloc_csr(bench_csr *m, int64_t nrows, int64_t ncols, int64_t nnz, char *err,
@@ -111,7 +103,7 @@ static int cmp_int32(const void *a, const void *b)
 static uint64_t row_seed(uint64_t seed, int64_t i)
 {
   uint64_t s = seed ^ ((uint64_t)i * 0xD1B54A32D192ED03ull);
-  return splitmix64(&s);
+  return sps_splitmix64_next(&s);
 }
 
 /* Row length with P(L >= k) = k^(1 - alpha), capped at cap. */
@@ -150,7 +142,7 @@ static int gen_powerlaw(bench_csr *m, int64_t n, double alpha, uint64_t seed, ch
     int32_t *col = m->colind + cap[i];
     double *val = m->values + cap[i];
     col[0] = (int32_t)i;
-    for (int64_t k = 1; k < len; k++) col[k] = (int32_t)(splitmix64(&s) % (uint64_t)n);
+    for (int64_t k = 1; k < len; k++) col[k] = (int32_t)(sps_splitmix64_next(&s) % (uint64_t)n);
     qsort(col, (size_t)len, sizeof *col, cmp_int32);
     int64_t kept = 0;
     for (int64_t k = 0; k < len; k++)

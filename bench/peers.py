@@ -25,6 +25,8 @@ import time
 
 import numpy as np
 
+from traffic import mean_iteration_bytes, spmv_bytes
+
 COLUMNS = ["matrix", "impl", "solver", "precond", "restart", "rtol", "rows", "nnz",
            "iterations", "reason", "relres", "error", "setup_ms", "solve_ms", "us_per_iter",
            "bytes_per_iter", "bound_us_per_iter", "time_over_bound", "status"]
@@ -33,27 +35,13 @@ GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
 def splitmix64_sym(n, seed):
-    """The first n draws of bench_rng_sym (bench_util.c) with state `seed`: uniform in [-1, 1)."""
+    """The first n draws of sps_splitmix64_sym (core/splitmix64.h) with state `seed`: uniform in [-1, 1)."""
     with np.errstate(over="ignore"):
         z = np.uint64(seed) + np.arange(1, n + 1, dtype=np.uint64) * GOLDEN
         z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
         z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
         z = z ^ (z >> np.uint64(31))
     return 2.0 * ((z >> np.uint64(11)).astype(np.float64) * 2.0 ** -53) - 1.0
-
-
-def spmv_bytes(m, n, nnz):
-    """GPU.md's bytes of one CSR SpMV: 12*nnz + 4*(m+1) + 8*n + 8*m."""
-    return 12.0 * nnz + 4.0 * (m + 1) + 8.0 * n + 8.0 * m
-
-
-def iteration_bytes(solver, n, S, k, restart):
-    """The unfused textbook traffic of inner iteration k (1-based), as solve-bench counts it."""
-    v = 8.0 * n
-    if solver == "cg":
-        return S + 13.0 * v
-    j = (k - 1) % restart + 1
-    return S + (4.0 * j + 9.0) * v  # GMRES with CGS2, the count solve-bench uses
 
 
 def fmt(x, spec):
@@ -235,8 +223,7 @@ def main(argv=None):
             relres = np.linalg.norm(b - A @ x) / (nb if nb > 0 else 1.0)
             err = np.linalg.norm(x - xs) / np.linalg.norm(xs)
             S = spmv_bytes(m, n, nnz)
-            total = sum(iteration_bytes(a.solver, n, S, k, a.restart) for k in range(1, its + 1))
-            per = total / its if its else float("nan")
+            per = mean_iteration_bytes(a.solver, n, S, its, a.restart)
             bound = per / bw
             tpi = solve / its if its else float("nan")
             reason = "converged" if info == 0 else ("max_iterations" if info > 0 else "breakdown")

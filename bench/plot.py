@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """plot.py: tables (markdown, for doc/performance.md) and PNG plots from spmv-bench, solve-bench and peers.py TSVs.
 
-  plot.py spmv  SPMV.tsv  [--out DIR]            speedup over cuSPARSE by matrix
+  plot.py spmv  SPMV.tsv  [--auto AUTO.tsv] [--out DIR]
+                                                  speedup over cuSPARSE by matrix: the variant
+                                                  the library picks (AUTO) and the best one
+                                                  of the run; AUTO from the TSV's auto column
+                                                  or from `spmv-bench --auto-choice --tsv`
   plot.py solve OURS.tsv PEERS.tsv... [--out DIR]  time per iteration, spsolve vs CuPy
 
 Writes DIR/<stem>.md and DIR/<stem>.png (stem: the first TSV's name). Without matplotlib only
@@ -12,6 +16,8 @@ import argparse
 import math
 import os
 import sys
+
+from traffic import mean_iteration_bytes, spmv_bytes
 
 
 def read_tsv(path):
@@ -43,19 +49,47 @@ def label(r):
     return "%s/%s" % (v, r["tpr"]) if v == "csr-vector" and r.get("tpr", "0") != "0" else v
 
 
+def geomean(v):
+    return math.exp(sum(math.log(x) for x in v) / len(v)) if v else None
+
+
+def auto_rows(args, rows, ok):
+    """For each matrix, the row of the variant the AUTO rule picks: the TSV's own 'auto' column,
+    else the choice listed in --auto (variant and, for csr-vector, threads per row)."""
+    out = {}
+    if rows and "auto" in rows[0]:
+        for r in ok:
+            if r["auto"] == "yes":
+                out[r["matrix"]] = r
+        return out
+    if not args.auto:
+        return out
+    _, choices = read_tsv(args.auto)
+    for c in choices:
+        for r in ok:
+            if (r["matrix"] == c["matrix"] and r["variant"] == c["variant"]
+                    and (c["variant"] != "csr-vector" or r["tpr"] == c["tpr"])):
+                out[c["matrix"]] = r
+    return out
+
+
 def spmv(args):
     meta, rows = read_tsv(args.tsv[0])
     stem = os.path.splitext(os.path.basename(args.tsv[0]))[0]
     matrices = list(dict.fromkeys(r["matrix"] for r in rows))
     ok = [r for r in rows if r["status"] == "ok" and num(r["graph_us"] if not args.plain else r["plain_us"])]
     key = "plain" if args.plain else "graph"
+    chosen = auto_rows(args, rows, ok)
     lines = [
-        "SpMV on %s, %s; copy bandwidth %s GB/s; %s times (`spmv-bench`, x = %s)."
+        "SpMV on %s, %s; copy bandwidth %s GB/s; %s times (`spmv-bench`, x = %s). auto: the "
+        "variant the library runs (the AUTO rule%s); best: the fastest of the run's variants."
         % (meta.get("device", "?"), meta.get("date", "?"), meta.get("copy_bandwidth_GBs", "?").split()[0],
-           "CUDA-graph" if key == "graph" else "plainly launched", meta.get("x", "?").split(";")[0]),
+           "CUDA-graph" if key == "graph" else "plainly launched", meta.get("x", "?").split(";")[0],
+           "" if rows and "auto" in rows[0] else ", from %s" % os.path.basename(args.auto) if args.auto
+           else ": not known for this TSV"),
         "",
-        "| matrix | nnz | cuSPARSE µs | roof | best variant | µs | roof | speedup |",
-        "|---|---:|---:|---:|---|---:|---:|---:|",
+        "| matrix | nnz | cuSPARSE µs | roof | auto | µs | roof | speedup | best | µs | speedup |",
+        "|---|---:|---:|---:|---|---:|---:|---:|---|---:|---:|",
     ]
     best = {}
     for mname in matrices:
@@ -67,11 +101,26 @@ def spmv(args):
         b = min(ours, key=lambda r: num(r[key + "_us"])) if ours else None
         best[mname] = b
         c = cs[0] if cs else None
-        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        a = chosen.get(mname)
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             mname, rs[0]["nnz"],
             c[key + "_us"] if c else "-", c[key + "_roof"] if c else "-",
-            label(b) if b else "-", b[key + "_us"] if b else "-", b[key + "_roof"] if b else "-",
+            label(a) if a else "-", a[key + "_us"] if a else "-", a[key + "_roof"] if a else "-",
+            a["speedup_" + key] if a else "-",
+            label(b) if b else "-", b[key + "_us"] if b else "-",
             b["speedup_" + key] if b else "-"))
+    # Geometric means over the files (generated matrices, named like poisson3d:100, apart).
+    for title, pick in (("auto", chosen), ("best", best)):
+        sp = [num(pick[m]["speedup_" + key]) for m in matrices
+              if ":" not in m and pick.get(m) and num(pick[m]["speedup_" + key])]
+        if sp:
+            slower = [m for m in matrices if ":" not in m and pick.get(m)
+                      and num(pick[m]["speedup_" + key]) is not None and num(pick[m]["speedup_" + key]) < 1.0]
+            lines.append("")
+            lines.append("%s: geometric-mean speedup %.2f over the %d matrix files, smallest %.2f, "
+                         "slower than cuSPARSE on %d%s" % (
+                             title, geomean(sp), len(sp), min(sp), len(slower),
+                             " (%s)" % ", ".join(slower) if slower else ""))
     bad = [r for r in rows if r["status"] != "ok" and not r["status"].startswith("refused")]
     if bad:
         lines += ["", "Failures:", ""] + ["- %s %s: %s" % (r["matrix"], label(r), r["status"]) for r in bad]
@@ -112,15 +161,45 @@ def spmv(args):
     return 0
 
 
+def rebound(row, meta):
+    """The row's bytes per iteration, bound and time over bound by the current traffic model
+    (traffic.py): the TSV's bound and ratio scaled by the new bytes over the bytes the TSV
+    counted (TSVs older than 2026-11-24 counted r.r and t.t as reading 2n), so the measured
+    figures keep their digits; computed from the time per iteration and the run's copy
+    bandwidth where the TSV has none; the row unchanged where its sizes are missing."""
+    try:
+        n, nnz, its = int(row["rows"]), int(row["nnz"]), int(row["iterations"])
+        restart = int(row["restart"]) if row.get("restart", "-") != "-" else 1
+        per = mean_iteration_bytes(row["solver"], n, spmv_bytes(n, n, nnz), its, restart,
+                                   row.get("precond", "none"))
+    except (KeyError, ValueError):
+        return row
+    old, bound, ratio = num(row.get("bytes_per_iter")), num(row.get("bound_us_per_iter")), \
+        num(row.get("time_over_bound"))
+    if old and bound and ratio:
+        bound, ratio = bound * per / old, ratio * old / per
+    else:
+        try:
+            bound = 1e6 * per / (1e9 * float(meta["copy_bandwidth_GBs"].split()[0]))
+            ratio = float(row["us_per_iter"]) / bound
+        except (KeyError, ValueError, ZeroDivisionError):
+            return row
+    out = dict(row)
+    out.update(bytes_per_iter="%.0f" % per, bound_us_per_iter="%.2f" % bound,
+               time_over_bound="%.2f" % ratio)
+    return out
+
+
 def solve(args):
     rows, metas = [], []
     for p in args.tsv:
         meta, rs = read_tsv(p)
         metas.append(meta)
-        rows += rs
+        rows += [rebound(r, meta) for r in rs]
     stem = os.path.splitext(os.path.basename(args.tsv[0]))[0]
     lines = [
-        "Solvers on %s, %s (`solve-bench` and `peers.py`, b = A*ones, x0 = 0)."
+        "Solvers on %s, %s (`solve-bench` and `peers.py`, b = A*ones, x0 = 0); bound: the "
+        "unfused iteration's bytes (bench/traffic.py) over the run's copy bandwidth."
         % (metas[0].get("device", "?"), metas[0].get("date", "?")),
         "",
         "| matrix | solver | impl | iterations | reason | relres | solve ms | µs/iteration | bound µs | time/bound |",
@@ -192,6 +271,8 @@ def main(argv=None):
     ap.add_argument("tsv", nargs="+")
     ap.add_argument("--out", default=".", help="folder for the .md and .png")
     ap.add_argument("--plain", action="store_true", help="spmv: plainly launched times, not the graph ones")
+    ap.add_argument("--auto", help="spmv: the AUTO choices (spmv-bench --auto-choice --tsv) for a TSV "
+                    "without an auto column")
     args = ap.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
     return spmv(args) if args.kind == "spmv" else solve(args)

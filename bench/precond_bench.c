@@ -232,8 +232,8 @@ static int run_matrix(sps_context *ctx, const sps_matrix *A, int repeat, char c[
   CU(cudaMalloc((void **)&dz2, ((size_t)n + 1) * 8));
   CU(cudaMalloc((void **)&dt2, ((size_t)n + 1) * 8));
   {
-    bench_rng rng = {12345};
-    for (int64_t i = 0; i < n; i++) hz[i] = bench_rng_sym(&rng);
+    uint64_t rng = 12345;
+    for (int64_t i = 0; i < n; i++) hz[i] = sps_splitmix64_sym(&rng);
     CU(cudaMemcpy(dr, hz, (size_t)n * 8, cudaMemcpyHostToDevice));
   }
   ours_arg oa = {&f, dr, dz};
@@ -335,6 +335,7 @@ int main(int argc, char **argv)
 #ifndef SPS_HAVE_CUDA
   (void)repeat;
   (void)tsv;
+  (void)files;
   (void)columns;
   fprintf(stderr, "precond-bench: this build has no CUDA support: nothing to compare\n");
   return 1;

@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/csr_matvec.h"
 #include "../core/internal.h"
+#include "../solvers/defaults.h"
 #include "bench_util.h"
 
 static const char usage[] =
@@ -18,11 +20,13 @@ static const char usage[] =
     "  --history FILE        append each matrix's residual history of its last solve to FILE:\n"
     "                        matrix, solver, precond, iteration, relative residual, seconds\n"
     "                        (setup + iteration * solve time / iterations: a uniform time axis)\n"
-    "  --rtol R              relative tolerance (default 1e-8)\n"
-    "  --restart M           GMRES restart length (default 30)\n"
+    "  --rtol R              relative tolerance (default " SPS_STRINGIFY(SPS_DEFAULT_RTOL) ")\n"
+    "  --restart M           GMRES restart length (default " SPS_STRINGIFY(SPS_DEFAULT_RESTART)
+    ")\n"
     "  --gmres-fused         GMRES: one fused kernel per batch (sps_solver_set_gmres_fused)\n"
     "  --orthog cgs2|mgs     GMRES orthogonalisation (default cgs2)\n"
-    "  --maxit N             maximum iterations, GMRES inner ones (default 10000)\n"
+    "  --maxit N             maximum iterations, GMRES inner ones (default "
+    SPS_STRINGIFY(SPS_DEFAULT_MAXIT) ")\n"
     "  --spmv NAME           SpMV variant (default auto)\n"
     "  --negate              solve with -A (for laplacian7pt_100, stored negative definite)\n"
     "  --rhs ones|random     b = A*x* with x* = ones (default) or uniform in [-1,1) (--seed)\n"
@@ -68,9 +72,9 @@ static int parse_options(int argc, char **argv, options *o)
   o->precond = SPS_PRECOND_NONE;
   o->orthog = SPS_ORTHOG_CGS2;
   o->spmv = SPS_SPMV_AUTO;
-  o->rtol = 1e-8;
-  o->restart = 30;
-  o->maxit = 10000;
+  o->rtol = SPS_DEFAULT_RTOL;
+  o->restart = SPS_DEFAULT_RESTART;
+  o->maxit = SPS_DEFAULT_MAXIT;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -139,17 +143,20 @@ static int parse_options(int argc, char **argv, options *o)
 
 /*
  * Bytes that inner iteration k (1-based) must move in the unfused textbook loop, every
- * vector of n doubles read or written once per operation; S is one SpMV (GPU.md's count).
- *   CG:        S + 8*13n  (2 dots read 4n; 3 axpy-type updates read 6n, write 3n)
- *   PCG:       S + 8*17n  (also z = D^-1 r: read 2n, write n; ||r|| separately: read n)
+ * vector of n doubles read or written once per operation (a vector dotted with itself is
+ * read once); S is one SpMV (GPU.md's count). bench/traffic.py counts the same for peers.py
+ * and plot.py.
+ *   CG:        S + 8*12n  ((p, q) reads 2n, r.r n; 3 axpy-type updates read 6n, write 3n)
+ *   PCG:       S + 8*17n  (also z = D^-1 r: read 2n, write n; (r, z) 2n; ||r|| n)
  *   GMRES(m), step j = (k-1) mod m + 1, w = A v_j orthogonalised against v_1..v_j:
  *     CGS2:    S + 8*(4j + 9)n  (two passes, each h = V^T w reading jn + n and
  *                                w -= V h reading jn + n, writing n; then ||w|| and
  *                                w /= ||w|| read 2n, write n)
  *     MGS:     S + 8*(5j + 3)n  (per basis vector a dot, 2n, and an axpy, 3n)
  *     right Jacobi adds 8*3n (z = D^-1 v_j).
- *   BiCGSTAB:  2S + 8*25n  (4 dots and ||r|| read 9n; the updates of s, x (two axpy), r and
- *                           p read 11n and write 5n); right Jacobi 2S + 8*31n (p^ and s^).
+ *   BiCGSTAB:  2S + 8*24n  ((r0hat, v), (t, s), (r0hat, r) read 2n each, t.t and ||r|| n
+ *                           each; the updates of s, x (two axpy), r and p read 11n and
+ *                           write 5n); right Jacobi 2S + 8*30n (p^ and s^).
  */
 static double iteration_bytes(const options *o, int64_t n, double S, int k)
 {
@@ -157,7 +164,7 @@ static double iteration_bytes(const options *o, int64_t n, double S, int k)
   int jac = o->precond == SPS_PRECOND_JACOBI;
   switch (o->solver) {
   case SPS_SOLVER_CG:
-    return S + v * (jac ? 17.0 : 13.0);
+    return S + v * (jac ? 17.0 : 12.0);
   case SPS_SOLVER_GMRES: {
     int j = (k - 1) % o->restart + 1;
     double orth = o->orthog == SPS_ORTHOG_CGS2 ? 4.0 * j + 9.0 : 5.0 * j + 3.0;
@@ -165,7 +172,7 @@ static double iteration_bytes(const options *o, int64_t n, double S, int k)
   }
   case SPS_SOLVER_BICGSTAB:
   default:
-    return 2.0 * S + v * (jac ? 31.0 : 25.0);
+    return 2.0 * S + v * (jac ? 30.0 : 24.0);
   }
 }
 
@@ -175,7 +182,7 @@ static int bytes_known(const options *o)
   return o->precond == SPS_PRECOND_NONE || o->precond == SPS_PRECOND_JACOBI;
 }
 
-/* ||b - A x|| / ||b|| on the host, from the CSR arrays (0/0 reads as 0). */
+/* ||b - A x|| / ||b|| on the host, from the CSR arrays (0/0 reads as 0; NaN without memory). */
 static double host_relres(const sps_matrix *A, const double *x, const double *b)
 {
   const int64_t *rp;
@@ -184,14 +191,16 @@ static double host_relres(const sps_matrix *A, const double *x, const double *b)
   int64_t m;
   sps_matrix_get_csr(A, &rp, &ci, &va);
   sps_matrix_get_size(A, &m, NULL, NULL);
+  double *ax = malloc((size_t)(m ? m : 1) * sizeof *ax);
+  if (!ax) return NAN;
+  sps_csr_matvec_host(m, rp, ci, va, x, ax);
   double rr = 0.0, bb = 0.0;
 #pragma omp parallel for reduction(+ : rr, bb)
   for (int64_t i = 0; i < m; i++) {
-    double s = 0.0;
-    for (int64_t k = rp[i]; k < rp[i + 1]; k++) s += va[k] * x[ci[k]];
-    rr += (b[i] - s) * (b[i] - s);
+    rr += (b[i] - ax[i]) * (b[i] - ax[i]);
     bb += b[i] * b[i];
   }
+  free(ax);
   return bb > 0.0 ? sqrt(rr / bb) : sqrt(rr);
 }
 
@@ -241,19 +250,14 @@ static void run_solve(sps_context *ctx, const options *o, const sps_matrix *A, r
     goto cleanup;
   }
   /* x* and b = A x* on the host. */
-  bench_rng rng = {o->c.seed};
-  for (int64_t j = 0; j < n; j++) xs[j] = o->rhs_random ? bench_rng_sym(&rng) : 1.0;
+  uint64_t rng = o->c.seed;
+  for (int64_t j = 0; j < n; j++) xs[j] = o->rhs_random ? sps_splitmix64_sym(&rng) : 1.0;
   {
     const int64_t *rp;
     const int32_t *ci;
     const double *va;
     sps_matrix_get_csr(A, &rp, &ci, &va);
-#pragma omp parallel for
-    for (int64_t i = 0; i < m; i++) {
-      double sum = 0.0;
-      for (int64_t k = rp[i]; k < rp[i + 1]; k++) sum += va[k] * xs[ci[k]];
-      bh[i] = sum;
-    }
+    sps_csr_matvec_host(m, rp, ci, va, xs, bh);
   }
   SPS_TRY(sps_vector_create(ctx, &b, m));
   SPS_TRY(sps_vector_create(ctx, &x, n));
@@ -362,9 +366,10 @@ int main(int argc, char **argv)
            "# x0 = 0, b = A*x* with x* = %s%s; relres = ||b - A x||/||b|| recomputed on the host; "
            "error = ||x - x*||/||x*||\n"
            "# setup and solve: wall clock with the device synchronised; solve_ms: median of %d solves\n"
-           "# bytes_per_iter: traffic of the unfused textbook iteration (bench/README.md), "
-           "SpMV counted as 12*nnz + 4*(m+1) + 8*n + 8*m; bound = bytes / copy bandwidth "
-           "(none or jacobi only)\n",
+           "# bytes_per_iter: traffic of the unfused textbook iteration (bench/README.md; a "
+           "vector dotted with itself read once: CG 12n, BiCGSTAB 24n doubles besides the "
+           "SpMVs), SpMV counted as 12*nnz + 4*(m+1) + 8*n + 8*m; bound = bytes / copy "
+           "bandwidth (none or jacobi only)\n",
            1e-9 * bw, cuda ? "device-to-device cudaMemcpyAsync" : "host memcpy", copy_used >> 20,
            o.rhs_random ? "uniform random in [-1,1)" : "ones", o.negate ? " (A negated)" : "",
            o.repeat);

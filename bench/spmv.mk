@@ -18,6 +18,7 @@ EXTRA_DIST += \
 	%reldir%/peers.py \
 	%reldir%/plot.py \
 	%reldir%/plot_convergence.py \
+	%reldir%/traffic.py \
 	%reldir%/run-gpu.sh \
 	%reldir%/run-precond.sh \
 	%reldir%/progress-cost.sh

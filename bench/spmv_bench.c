@@ -4,7 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/csr_matvec.h"
 #include "../core/internal.h"
+#include "../spmv/spmv_internal.h"
+#include "../spmv/threads_per_row.h"
 #ifdef SPS_HAVE_CUDA
 #include "../core/cuda_state.h"
 #endif
@@ -19,14 +22,17 @@ static const char usage[] =
     "                        powerlaw:N:alpha[:seed] (repeatable)\n"
     "  --variants a,b,c      variants to run (default: every one available on the device;\n"
     "                        names as in `spsolve --spmv`, 'auto' allowed)\n"
-    "  --threads-per-row K   csr-vector threads per row (2, 4, 8, 16, 32), or 'sweep' for all\n"
-    "                        of them (default: chosen at setup)\n"
+    "  --threads-per-row K   csr-vector threads per row (0 to choose, 1, 2, 4, 8, 16, 32), or\n"
+    "                        'sweep' for 2 to 32 (default: chosen at setup)\n"
     "  --device cuda|cpu     where to run (default cuda); on the CPU the times are wall clock\n"
     "                        and there is no graph\n"
     "  --repeat N            timed runs per figure, the median is reported (default 10, CPU 5)\n"
     "  --batch K             applies per timed run and per graph (default 20, CPU 3)\n"
-    "  --x ones|random       the vector x (default ones; random: uniform in [-1,1), --seed)\n"
+    "  --x ones|random       the vector x of the timed applies (default ones; random: uniform\n"
+    "                        in [-1,1), --seed); each result is checked with a random x\n"
     "  --seed S              seed of the random x (default 1)\n"
+    "  --auto-choice         time nothing: print, for each matrix, its row statistics and the\n"
+    "                        variant the AUTO rule picks on a GPU (works without one)\n"
     "  --copy-mb M           size of the copy that measures the bandwidth (default 2048, CPU 256)\n"
     "  --tsv FILE            write the results as TSV (rewritten after every matrix)\n"
     "  --help                this text\n"
@@ -43,26 +49,29 @@ typedef struct options {
   bench_common c; /* matrices, device, seed, TSV file, repeat and copy size as given */
   run_spec runs[MAX_RUNS];
   int nruns;
-  int repeat, batch, x_random;
+  int repeat, batch, x_random, auto_choice;
   size_t copy_bytes;
 } options;
 
 /* What one variant gave on one matrix. */
 typedef struct result {
   char variant[64];
+  sps_spmv_kind used; /* the variant that ran (AUTO resolved) */
   int tpr;
   char status[512];
   int wrong;
   double check, setup_ms, plain_s, graph_s;
 } result;
 
+/* auto: "yes" on the row of the variant (and threads per row) that the AUTO rule picks for
+ * the matrix on this device, "-" on the others. */
 static const char *const columns[] = {
     "matrix",       "variant",   "tpr",      "rows",      "cols",         "nnz",
     "bytes",        "check",     "setup_ms", "plain_us",  "graph_us",     "plain_GBs",
-    "graph_GBs",    "plain_roof", "graph_roof", "speedup_plain", "speedup_graph", "status"};
+    "graph_GBs",    "plain_roof", "graph_roof", "speedup_plain", "speedup_graph", "auto", "status"};
 #define NCOLS ((int)(sizeof columns / sizeof columns[0]))
 /* The aligned table on stdout leaves out cols and bytes. */
-static const int stdout_mask[NCOLS] = {1, 1, 1, 1, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+static const int stdout_mask[NCOLS] = {1, 1, 1, 1, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
 
 static int add_runs(options *o, const char *list, const int *tprs, int ntpr)
 {
@@ -103,6 +112,8 @@ static int parse_options(int argc, char **argv, options *o)
       exit(0);
     } else if ((common = bench_common_parse(&o->c, argc, argv, &i, "spmv-bench")) != 0) {
       bad = common < 0;
+    } else if (strcmp(a, "--auto-choice") == 0) {
+      o->auto_choice = 1;
     } else if (!v) {
       bad = 1;
     } else if (strcmp(a, "--variants") == 0) {
@@ -134,9 +145,8 @@ static int parse_options(int argc, char **argv, options *o)
   if (tpr_arg && strcmp(tpr_arg, "sweep") == 0) {
     for (ntpr = 0; ntpr < 5; ntpr++) tprs[ntpr] = 2 << ntpr;
   } else if (tpr_arg) {
-    if (bench_parse_int(tpr_arg, &tprs[0]) ||
-        (tprs[0] != 2 && tprs[0] != 4 && tprs[0] != 8 && tprs[0] != 16 && tprs[0] != 32)) {
-      fprintf(stderr, "spmv-bench: --threads-per-row takes 2, 4, 8, 16, 32 or sweep\n");
+    if (bench_parse_int(tpr_arg, &tprs[0]) || !sps_spmv_tpr_valid(tprs[0])) {
+      fprintf(stderr, "spmv-bench: --threads-per-row takes " SPS_SPMV_TPR_LIST ", or sweep\n");
       return 1;
     }
   }
@@ -161,14 +171,11 @@ static void reference(const sps_matrix *A, const double *x, double *yref, double
   int64_t m;
   sps_matrix_get_csr(A, &rp, &ci, &va);
   sps_matrix_get_size(A, &m, NULL, NULL);
+  sps_csr_matvec_host(m, rp, ci, va, x, yref);
 #pragma omp parallel for schedule(dynamic, 4096)
   for (int64_t i = 0; i < m; i++) {
-    double s = 0.0, b = 0.0;
-    for (int64_t k = rp[i]; k < rp[i + 1]; k++) {
-      s += va[k] * x[ci[k]];
-      b += fabs(va[k] * x[ci[k]]);
-    }
-    yref[i] = s;
+    double b = 0.0; /* sum_j |a_ij x_j| */
+    for (int64_t k = rp[i]; k < rp[i + 1]; k++) b += fabs(va[k] * x[ci[k]]);
     tol[i] = (double)(2 * (rp[i + 1] - rp[i]) + 4) * 0x1.0p-52 * b;
   }
 }
@@ -262,10 +269,15 @@ static sps_status time_graph(sps_context *ctx, sps_spmv_plan *plan, const sps_ve
 }
 #endif
 
-/* Set up, check and time one variant on A; never fails the program, reports in r. */
+/*
+ * Set up, check and time one variant on A; never fails the program, reports in r. The check
+ * applies it to xc (random: a wrong column gathers a wrong value, which x = ones, summing rows
+ * only, would not show) against yref and tol; the timing applies it to x.
+ */
 static void run_variant(sps_context *ctx, const options *o, const run_spec *rs, const sps_matrix *A,
-                        const sps_vector *x, sps_vector *y, const double *yref, const double *tol,
-                        double *yhost, bench_timer *t, result *r)
+                        const sps_vector *xc, const sps_vector *x, sps_vector *y,
+                        const double *yref, const double *tol, double *yhost, bench_timer *t,
+                        result *r)
 {
   sps_spmv_plan *plan = NULL;
   int64_t m;
@@ -273,6 +285,7 @@ static void run_variant(sps_context *ctx, const options *o, const run_spec *rs, 
   memset(r, 0, sizeof *r);
   r->check = r->setup_ms = r->plain_s = r->graph_s = NAN;
   snprintf(r->variant, sizeof r->variant, "%s", sps_spmv_kind_name(rs->kind));
+  r->used = rs->kind;
   r->tpr = rs->tpr;
   snprintf(r->status, sizeof r->status, "ok");
 
@@ -295,13 +308,14 @@ static void run_variant(sps_context *ctx, const options *o, const run_spec *rs, 
   }
   sps_spmv_kind used;
   sps_spmv_plan_get_kind(plan, &used, &r->tpr);
+  r->used = used;
   if (rs->kind == SPS_SPMV_AUTO)
     snprintf(r->variant, sizeof r->variant, "auto(%s)", sps_spmv_kind_name(used));
   if (used != SPS_SPMV_CSR_VECTOR && r->tpr <= 1) r->tpr = 0;
 
   /* Check before timing: y starts as NaN, so a row the variant skips is caught. */
   SPS_TRY(sps_vector_fill(y, NAN));
-  SPS_TRY(sps_spmv_apply(plan, 1.0, x, 0.0, y));
+  SPS_TRY(sps_spmv_apply(plan, 1.0, xc, 0.0, y));
   SPS_TRY(sps_vector_download(y, yhost, m));
   int64_t first;
   int64_t bad = compare(m, yhost, yref, tol, &r->check, &first);
@@ -343,10 +357,75 @@ static void write_tsv(const options *o, const bench_table *tab, const char *head
   fclose(f);
 }
 
+/*
+ * --auto-choice: each matrix's row statistics and the variant that the AUTO rule
+ * (sps_spmv_auto_choose, spmv/plan.c) picks on a GPU, read on the CPU; with --tsv also as a
+ * TSV, the file that ties a spmv-bench run without an auto column to what the library runs.
+ */
+static int auto_choice(const options *o, int argc, char **argv)
+{
+  static const char *const cols[] = {"matrix", "rows", "nnz", "mean_len", "max_len", "variant",
+                                     "tpr"};
+  sps_context *ctx = NULL;
+  char err[1024], date[64];
+  if (sps_context_create(&ctx, SPS_DEVICE_CPU, 0)) {
+    fprintf(stderr, "spmv-bench: cannot create a CPU context: %s\n", sps_context_create_error());
+    return 1;
+  }
+  bench_date(date, sizeof date);
+  bench_table *tab = bench_table_create(7, cols);
+  int failed = !tab;
+  for (int mi = 0; tab && mi < o->c.ninputs; mi++) {
+    char name[256], c[6][64];
+    sps_matrix *A = NULL;
+    if (bench_load_matrix(ctx, &o->c.inputs[mi], &A, name, sizeof name, err, sizeof err)) {
+      fprintf(stderr, "spmv-bench: %s: cannot load: %s\n", o->c.inputs[mi].spec, err);
+      failed = 1;
+      continue;
+    }
+    int64_t m, nnz;
+    sps_matrix_get_size(A, &m, NULL, &nnz);
+    sps_spmv_row_stats rs;
+    sps_spmv_row_stats_compute(A, &rs);
+    int tpr = 0;
+    const sps_spmv_kind k = sps_spmv_auto_choose(A, SPS_DEVICE_CUDA, &tpr);
+    if (k != SPS_SPMV_CSR_VECTOR) tpr = 0;
+    snprintf(c[0], 64, "%lld", (long long)m);
+    snprintf(c[1], 64, "%lld", (long long)nnz);
+    snprintf(c[2], 64, "%.3f", rs.mean);
+    snprintf(c[3], 64, "%lld", (long long)rs.max_len);
+    snprintf(c[4], 64, "%s", sps_spmv_kind_name(k));
+    snprintf(c[5], 64, "%d", tpr);
+    const char *cells[7] = {name, c[0], c[1], c[2], c[3], c[4], c[5]};
+    bench_table_add(tab, cells);
+    sps_matrix_destroy(&A);
+  }
+  if (tab) {
+    bench_table_print(tab, stdout, NULL);
+    FILE *f = o->c.tsv ? fopen(o->c.tsv, "w") : NULL;
+    if (o->c.tsv && !f) {
+      fprintf(stderr, "spmv-bench: cannot write %s\n", o->c.tsv);
+      failed = 1;
+    } else if (f) {
+      fprintf(f, "# spmv-bench --auto-choice (spsolve %s)\n# date: %s\n# command:", sps_version(),
+              date);
+      for (int i = 1; i < argc; i++) fprintf(f, " %s", argv[i]);
+      fprintf(f, "\n# variant, tpr: what sps_spmv_auto_choose picks on a CUDA device from "
+                 "mean_len = nnz/rows and max_len (the longest row)\n");
+      bench_table_write_tsv(tab, f);
+      fclose(f);
+    }
+  }
+  bench_table_destroy(&tab);
+  sps_context_destroy(&ctx);
+  return failed;
+}
+
 int main(int argc, char **argv)
 {
   options o;
   if (parse_options(argc, argv, &o)) return 2;
+  if (o.auto_choice) return auto_choice(&o, argc, argv);
 
   sps_context *ctx = NULL;
   if (sps_context_create(&ctx, o.c.device, 0)) {
@@ -375,14 +454,16 @@ int main(int argc, char **argv)
            "# bytes: 12*nnz + 4*(m+1) + 8*n + 8*m per SpMV as in GPU.md (int32 row offsets; "
            "spsolve stores int64 offsets, 4*(m+1) bytes more)\n"
            "# timing: median of %d runs of %d back-to-back applies after a warm-up (%s); %s\n"
-           "# x: %s; check: max over rows of |y - y_ref| / ((2*len+4)*eps*sum_j |a_ij*x_j|), "
-           "y_ref by the CPU csr-scalar row loop\n"
-           "# speedup: time of cusparse / time of the variant, same run\n",
+           "# x: %s (timed applies); check: with x uniform random in [-1,1) (seed %llu), max "
+           "over rows of |y - y_ref| / ((2*len+4)*eps*sum_j |a_ij*x_j|), y_ref by the plain "
+           "CPU row loop\n"
+           "# speedup: time of cusparse / time of the variant, same run\n"
+           "# auto: yes on the row of the variant the AUTO rule picks on this device\n",
            1e-9 * bw, cuda ? "device-to-device cudaMemcpyAsync" : "host memcpy",
            copy_used >> 20, o.repeat, o.repeat, o.batch, cuda ? "CUDA events" : "wall clock",
            cuda ? "graph: the same applies captured in one CUDA graph on the context's stream, replayed"
                 : "no graph on the CPU",
-           o.x_random ? "uniform random in [-1,1)" : "ones");
+           o.x_random ? "uniform random in [-1,1)" : "ones", (unsigned long long)o.c.seed);
   fprintf(stderr, "spmv-bench: %s, copy bandwidth %.1f GB/s, %d variant runs per matrix\n", dev,
           1e-9 * bw, o.nruns);
 
@@ -396,7 +477,7 @@ int main(int argc, char **argv)
   for (int mi = 0; mi < o.c.ninputs; mi++) {
     char name[256];
     sps_matrix *A = NULL;
-    sps_vector *x = NULL, *y = NULL;
+    sps_vector *x = NULL, *xc = NULL, *y = NULL;
     double *xh = NULL, *yref = NULL, *tol = NULL, *yh = NULL;
     result res[MAX_RUNS];
     double t0 = sps_wtime();
@@ -416,22 +497,29 @@ int main(int argc, char **argv)
     tol = malloc((size_t)(m ? m : 1) * sizeof *tol);
     yh = malloc((size_t)(m ? m : 1) * sizeof *yh);
     if (!xh || !yref || !tol || !yh || sps_vector_create(ctx, &x, n) ||
-        sps_vector_create(ctx, &y, m)) {
+        sps_vector_create(ctx, &xc, n) || sps_vector_create(ctx, &y, m)) {
       fprintf(stderr, "spmv-bench: %s: out of memory for the vectors\n", name);
       failed = 1;
       goto next;
     }
-    bench_rng rng = {o.c.seed};
-    for (int64_t j = 0; j < n; j++) xh[j] = o.x_random ? bench_rng_sym(&rng) : 1.0;
-    if (sps_vector_upload(x, xh, n)) {
+    /* The check's random x (and the reference with it), then the timed x. */
+    uint64_t rng = o.c.seed;
+    for (int64_t j = 0; j < n; j++) xh[j] = sps_splitmix64_sym(&rng);
+    reference(A, xh, yref, tol);
+    int up = sps_vector_upload(xc, xh, n);
+    if (!o.x_random)
+      for (int64_t j = 0; j < n; j++) xh[j] = 1.0;
+    if (up || sps_vector_upload(x, xh, n)) {
       fprintf(stderr, "spmv-bench: %s: %s\n", name, sps_context_last_error(ctx));
       failed = 1;
       goto next;
     }
-    reference(A, xh, yref, tol);
+    /* The variant the library would run on this matrix (AUTO), marked in the auto column. */
+    int auto_tpr = 0;
+    const sps_spmv_kind auto_kind = sps_spmv_auto_choose(A, o.c.device, &auto_tpr);
 
     for (int k = 0; k < o.nruns; k++) {
-      run_variant(ctx, &o, &o.runs[k], A, x, y, yref, tol, yh, t, &res[k]);
+      run_variant(ctx, &o, &o.runs[k], A, xc, x, y, yref, tol, yh, t, &res[k]);
       failed |= res[k].wrong;
       fprintf(stderr, "spmv-bench:   %-12s tpr %2d  plain %10.2f us  graph %10.2f us  %s\n",
               res[k].variant, res[k].tpr, 1e6 * res[k].plain_s, 1e6 * res[k].graph_s,
@@ -464,6 +552,9 @@ int main(int argc, char **argv)
       bench_fmt(c[14], 64, "%.3f", bytes / r->graph_s / bw);
       bench_fmt(c[15], 64, "%.3f", ref_plain / r->plain_s);
       bench_fmt(c[16], 64, "%.3f", ref_graph / r->graph_s);
+      const int is_auto =
+          r->used == auto_kind && (auto_kind != SPS_SPMV_CSR_VECTOR || r->tpr == auto_tpr);
+      snprintf(c[17], 64, "%s", is_auto ? "yes" : "-");
       for (int j = 2; j < NCOLS - 1; j++) cells[j] = c[j];
       cells[0] = name;
       cells[1] = r->variant;
@@ -477,6 +568,7 @@ int main(int argc, char **argv)
     free(tol);
     free(yh);
     sps_vector_destroy(&x);
+    sps_vector_destroy(&xc);
     sps_vector_destroy(&y);
     sps_matrix_destroy(&A);
   }

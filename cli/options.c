@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../solvers/defaults.h"
+#include "../spmv/threads_per_row.h"
 #include "options.h"
 
 /* How an option takes its value. */
@@ -100,15 +102,19 @@ void cli_print_help(void)
         "                        set a preconditioner parameter (repeatable), e.g.\n"
         "                        ilut.fill=20, matching=1; see --list-precond\n"
         "  --list-precond        list the preconditioners and their parameters, then exit\n"
-        "  --rtol X              stop when ||b - Ax|| <= max(rtol*||b||, atol) (default 1e-8)\n"
-        "  --atol X              absolute tolerance (default 0); rtol and atol are >= 0 and\n"
+        "  --rtol X              stop when ||b - Ax|| <= max(rtol*||b||, atol) (default "
+        SPS_STRINGIFY(SPS_DEFAULT_RTOL) ")\n"
+        "  --atol X              absolute tolerance (default " SPS_STRINGIFY(SPS_DEFAULT_ATOL)
+        "); rtol and atol are >= 0 and\n"
         "                        not both 0\n"
         "  --dtol X              divergence: stop when ||b - Ax|| stays above\n"
-        "                        X*max(||b||, ||b - Ax0||) (default 1e5; X >= 1, or inf for\n"
+        "                        X*max(||b||, ||b - Ax0||) (default " SPS_STRINGIFY(SPS_DEFAULT_DTOL) "; X >= 1, or inf for\n"
         "                        no divergence test)\n"
-        "  --maxit N             maximum iterations, N >= 1 (default 10000; GMRES counts inner\n"
+        "  --maxit N             maximum iterations, N >= 1 (default "
+        SPS_STRINGIFY(SPS_DEFAULT_MAXIT) "; GMRES counts inner\n"
         "                        iterations)\n"
-        "  --restart M           GMRES restart length, M >= 1 (default 30)\n"
+        "  --restart M           GMRES restart length, M >= 1 (default "
+        SPS_STRINGIFY(SPS_DEFAULT_RESTART) ")\n"
         "  --flexible            flexible GMRES: keep the preconditioned vector of every\n"
         "                        inner iteration and update x with them (n*M more doubles);\n"
         "                        for preconditioners that change between iterations\n"
@@ -121,7 +127,7 @@ void cli_print_help(void)
         "  --spmv NAME           SpMV kernel (default auto); NAME must exist on the device,\n"
         "                        see --list-spmv\n"
         "  --spmv-threads-per-row K\n"
-        "                        threads per row for csr-vector: 2, 4, 8, 16 or 32\n"
+        "                        threads per row for csr-vector: 1, 2, 4, 8, 16 or 32\n"
         "                        (default 0: chosen at setup)\n"
         "  --list-spmv           list the SpMV kernels and where they are available, then exit\n"
         "\n"
@@ -459,17 +465,8 @@ static int apply_option(const opt_spec *spec, const char *val, cli_options *opt,
     return parse_spmv(val, opt);
   case OPT_TPR:
     if (parse_int(name, val, 0, &opt->threads_per_row)) return CLI_EXIT_USAGE;
-    switch (opt->threads_per_row) {
-    case 0:
-    case 2:
-    case 4:
-    case 8:
-    case 16:
-    case 32:
-      return 0;
-    default:
-      return usage_error("invalid value '%s' for --%s: expected 0, 2, 4, 8, 16 or 32", val, name);
-    }
+    if (sps_spmv_tpr_valid(opt->threads_per_row)) return 0;
+    return usage_error("invalid value '%s' for --%s: expected " SPS_SPMV_TPR_LIST, val, name);
   case OPT_LIST_SPMV:
     opt->action = CLI_ACTION_LIST_SPMV;
     return 0;
@@ -546,11 +543,11 @@ static void set_defaults(cli_options *opt)
   opt->seed = 1;
   opt->solver = CLI_SOLVER_AUTO;
   opt->precond = SPS_PRECOND_AUTO;
-  opt->rtol = 1e-8;
-  opt->atol = 0.0;
-  opt->dtol = 1e5;
-  opt->maxit = 10000;
-  opt->restart = 30;
+  opt->rtol = SPS_DEFAULT_RTOL;
+  opt->atol = SPS_DEFAULT_ATOL;
+  opt->dtol = SPS_DEFAULT_DTOL;
+  opt->maxit = SPS_DEFAULT_MAXIT;
+  opt->restart = SPS_DEFAULT_RESTART;
   opt->device = SPS_DEVICE_AUTO;
   opt->spmv = SPS_SPMV_AUTO;
 }

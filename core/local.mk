@@ -4,6 +4,8 @@ libspsolve_la_SOURCES += \
 	%reldir%/krylov_state.h \
 	%reldir%/compensated_sum.h \
 	%reldir%/nrm2_scale.h \
+	%reldir%/splitmix64.h \
+	%reldir%/csr_matvec.h \
 	%reldir%/error.c \
 	%reldir%/memory.c \
 	%reldir%/context.c \

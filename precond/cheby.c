@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../core/splitmix64.h"
 #include "precond.h"
 
 /*
@@ -79,16 +80,6 @@ static double tridiag_eig(const double *alpha, const double *beta, int k, int j,
   return 0.5 * (lo + hi);
 }
 
-/* splitmix64 in [-1, 1): the Lanczos start, the same on every backend. */
-static double start_entry(uint64_t *state)
-{
-  uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return (double)(z >> 11) * (2.0 / 9007199254740992.0) - 1.0;
-}
-
 /*
  * Lanczos on S = D^-1/2 (sign A) D^-1/2 for k steps (fewer on breakdown): the extreme Ritz
  * values. dsq = D^-1/2; v, vold, w, y are n-vectors of scratch.
@@ -104,8 +95,9 @@ static sps_status lanczos(sps_precond *pc, const double *dsq, double *v, double 
   SPS_TRY(sps_host_calloc(ctx, (void **)&alpha, (size_t)k + 1, sizeof(double), "Lanczos"));
   SPS_TRY(sps_host_calloc(ctx, (void **)&beta, (size_t)k + 2, sizeof(double), "Lanczos"));
   SPS_TRY(sps_host_alloc(ctx, (void **)&h, (size_t)n, sizeof(double), "Lanczos start"));
+  /* the Lanczos start: uniform in [-1, 1) from a fixed seed, the same on every backend */
   uint64_t seed = 20261124u;
-  for (int64_t i = 0; i < n; i++) h[i] = start_entry(&seed);
+  for (int64_t i = 0; i < n; i++) h[i] = sps_splitmix64_sym(&seed);
   SPS_TRY(be->upload(ctx, v, h, (size_t)n * sizeof(double)));
   double nv;
   SPS_TRY(be->nrm2(ctx, n, v, &nv));

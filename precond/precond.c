@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../core/splitmix64.h"
 #include "precond.h"
 
 /* The registry: one entry per sps_precond_type, in enum order. */
@@ -97,16 +98,6 @@ void sps_precond_destroy(sps_precond **pc)
   *pc = NULL;
 }
 
-/* splitmix64: the fixed pseudo-random vector of the growth estimate, the same everywhere. */
-static double growth_entry(uint64_t *state)
-{
-  uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return (double)(z >> 11) * (2.0 / 9007199254740992.0) - 1.0;
-}
-
 sps_status sps_precond_estimate_growth(sps_precond *pc)
 {
   sps_context *ctx = pc->ctx;
@@ -118,7 +109,8 @@ sps_status sps_precond_estimate_growth(sps_precond *pc)
   if (n == 0) return SPS_SUCCESS;
   SPS_TRY(sps_host_alloc(ctx, (void **)&hv, (size_t)n, sizeof(double), "growth estimate (host)"));
   uint64_t seed = 20261123u;
-  for (int64_t i = 0; i < n; i++) hv[i] = growth_entry(&seed);
+  /* the fixed pseudo-random vector of the growth estimate, the same everywhere */
+  for (int64_t i = 0; i < n; i++) hv[i] = sps_splitmix64_sym(&seed);
   SPS_TRY(be->malloc(ctx, (void **)&v, (size_t)n * sizeof(double), "growth estimate v"));
   SPS_TRY(be->malloc(ctx, (void **)&z, (size_t)n * sizeof(double), "growth estimate z"));
   SPS_TRY(be->upload(ctx, v, hv, (size_t)n * sizeof(double)));

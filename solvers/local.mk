@@ -1,6 +1,7 @@
 # solvers/local.mk: the public solver API, the method registry and the Krylov methods.
 libspsolve_la_SOURCES += \
 	%reldir%/solver_internal.h \
+	%reldir%/defaults.h \
 	%reldir%/solver.c \
 	%reldir%/cg.c \
 	%reldir%/gmres.c \

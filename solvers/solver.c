@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../spmv/threads_per_row.h"
+#include "defaults.h"
 #include "solver_internal.h"
 
 /* The registry: one entry per sps_solver_type, in enum order. */
@@ -239,11 +241,11 @@ sps_status sps_solver_create(sps_context *ctx, sps_solver **out, sps_solver_type
   s->method = registry[type == SPS_SOLVER_AUTO ? SPS_SOLVER_GMRES : type];
   s->sign = 1.0;
   sps_precond_params_default(&s->precond_params);
-  s->rtol = 1e-8;
-  s->atol = 0.0;
-  s->dtol = 1e5;
-  s->maxit = 10000;
-  s->restart = 30;
+  s->rtol = SPS_DEFAULT_RTOL;
+  s->atol = SPS_DEFAULT_ATOL;
+  s->dtol = SPS_DEFAULT_DTOL;
+  s->maxit = SPS_DEFAULT_MAXIT;
+  s->restart = SPS_DEFAULT_RESTART;
   s->orthog = SPS_ORTHOG_CGS2;
   s->precond_type = SPS_PRECOND_AUTO;
   s->spmv_kind = SPS_SPMV_AUTO;
@@ -399,11 +401,9 @@ sps_status sps_solver_set_spmv(sps_solver *s, sps_spmv_kind kind, int threads_pe
   if (!s) return SPS_ERR_ARGUMENT;
   if ((int)kind < 0 || kind >= SPS_SPMV_KIND_COUNT)
     SPS_FAIL(s->ctx, SPS_ERR_ARGUMENT, "unknown SpMV kind %d", (int)kind);
-  if (threads_per_row != 0 && threads_per_row != 1 && threads_per_row != 2 &&
-      threads_per_row != 4 && threads_per_row != 8 && threads_per_row != 16 &&
-      threads_per_row != 32)
-    SPS_FAIL(s->ctx, SPS_ERR_ARGUMENT,
-             "threads per row must be 0 (choose), 1, 2, 4, 8, 16 or 32, not %d", threads_per_row);
+  if (!sps_spmv_tpr_valid(threads_per_row))
+    SPS_FAIL(s->ctx, SPS_ERR_ARGUMENT, "threads per row must be " SPS_SPMV_TPR_LIST ", not %d",
+             threads_per_row);
   s->spmv_kind = kind;
   s->spmv_threads_per_row = threads_per_row;
   return SPS_SUCCESS;

@@ -1,6 +1,7 @@
 # spmv/local.mk: the SpMV plan, its variants, their CPU references (ref/) and CUDA kernels (cuda/).
 libspsolve_la_SOURCES += \
 	%reldir%/spmv_internal.h \
+	%reldir%/threads_per_row.h \
 	%reldir%/plan.c \
 	%reldir%/csr_scalar.c \
 	%reldir%/csr_vector.c \

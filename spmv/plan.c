@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "spmv_internal.h"
+#include "threads_per_row.h"
 
 /* The registry: one entry per kind, NULL where a variant is not built. */
 static const sps_spmv_variant *const registry[SPS_SPMV_KIND_COUNT] = {
@@ -170,9 +171,9 @@ void sps_spmv_plan_set_owned(sps_spmv_plan *plan)
 sps_status sps_spmv_plan_set_threads_per_row(sps_spmv_plan *plan, int tpr)
 {
   if (!plan) return SPS_ERR_ARGUMENT;
-  if (tpr != 0 && tpr != 1 && tpr != 2 && tpr != 4 && tpr != 8 && tpr != 16 && tpr != 32)
-    SPS_FAIL(plan->ctx, SPS_ERR_ARGUMENT,
-             "threads per row must be 0 (choose), 1, 2, 4, 8, 16 or 32, not %d", tpr);
+  if (!sps_spmv_tpr_valid(tpr))
+    SPS_FAIL(plan->ctx, SPS_ERR_ARGUMENT, "threads per row must be " SPS_SPMV_TPR_LIST ", not %d",
+             tpr);
   plan->threads_per_row = tpr;
   return SPS_SUCCESS;
 }

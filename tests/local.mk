@@ -6,8 +6,16 @@ AM_TESTS_ENVIRONMENT = \
 	SPS_BUILDDIR='$(abs_top_builddir)'; export SPS_BUILDDIR; \
 	SPS_SRCDIR='$(abs_top_srcdir)'; export SPS_SRCDIR; \
 	PYTHON3='$(PYTHON3)'; export PYTHON3; \
-	if test -z "$$SPS_MATRICES" && test -f '$(abs_top_srcdir)/../shared/matrices/MANIFEST.tsv'; then \
-	  SPS_MATRICES='$(abs_top_srcdir)/../shared/matrices'; export SPS_MATRICES; fi;
+	if test -z "$$SPS_MATRICES" && test -n '$(SPS_MATRICES)'; then \
+	  SPS_MATRICES='$(SPS_MATRICES)'; export SPS_MATRICES; fi;
+
+# Under --enable-sanitizers: the CUDA driver maps memory where AddressSanitizer's shadow gap
+# would be protected, so the gap is left open; UBSan prints the stack of a finding.
+if SPS_SANITIZERS
+AM_TESTS_ENVIRONMENT += \
+	ASAN_OPTIONS="protect_shadow_gap=0$${ASAN_OPTIONS:+:$$ASAN_OPTIONS}"; export ASAN_OPTIONS; \
+	UBSAN_OPTIONS="print_stacktrace=1$${UBSAN_OPTIONS:+:$$UBSAN_OPTIONS}"; export UBSAN_OPTIONS;
+endif
 
 TEST_LDADD = libspsolve.la
 EXTRA_DIST += %reldir%/testlib.h %reldir%/data

@@ -1,6 +1,10 @@
 # tests/solvers.mk: unit tests of the vector ops and the Krylov solvers, and the solver regressions on the real matrices.
+# The -cuda.sh entries run the same programs on the CUDA backend (SPS_TEST_DEVICE=cuda) and
+# skip (77) without a GPU.
 check_PROGRAMS += tests/unit/vector_ops tests/unit/solvers
-TESTS += tests/unit/vector_ops tests/unit/solvers
+TESTS += tests/unit/vector_ops tests/unit/solvers \
+	%reldir%/unit/vector-ops-cuda.sh %reldir%/unit/solvers-cuda.sh
+EXTRA_DIST += %reldir%/unit/vector-ops-cuda.sh %reldir%/unit/solvers-cuda.sh
 tests_unit_vector_ops_SOURCES = %reldir%/unit/vector_ops.c
 tests_unit_vector_ops_LDADD = $(TEST_LDADD)
 tests_unit_solvers_SOURCES = %reldir%/unit/solvers.c
@@ -10,9 +14,11 @@ TESTS += tests/regress/solvers %reldir%/regress/regress-cuda.sh
 tests_regress_solvers_SOURCES = %reldir%/regress/solvers.c
 tests_regress_solvers_LDADD = $(TEST_LDADD)
 EXTRA_DIST += %reldir%/regress/regress-cuda.sh
-# Device-driven GMRES(m) and BiCGSTAB steps of the backend ops table (core/krylov_state.h).
+# Device-driven GMRES(m) and BiCGSTAB steps of the backend ops table (core/krylov_state.h):
+# the CPU backend's, and (krylov-steps-cuda.sh) the CUDA backend's against them.
 check_PROGRAMS += tests/unit/krylov_steps
-TESTS += tests/unit/krylov_steps
+TESTS += tests/unit/krylov_steps %reldir%/unit/krylov-steps-cuda.sh
+EXTRA_DIST += %reldir%/unit/krylov-steps-cuda.sh
 tests_unit_krylov_steps_SOURCES = %reldir%/unit/krylov_steps.c
 tests_unit_krylov_steps_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core -I$(top_srcdir)/spmv -I$(top_srcdir)/tests
 tests_unit_krylov_steps_LDADD = $(TEST_LDADD)

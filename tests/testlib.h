@@ -2,6 +2,7 @@
 #ifndef SPS_TESTLIB_H
 #define SPS_TESTLIB_H
 
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -10,6 +11,8 @@
 #include <string.h>
 
 #include "spsolve.h"
+#include "../core/csr_matvec.h"
+#include "../core/splitmix64.h"
 
 #define SPS_TEST_PASS 0
 #define SPS_TEST_FAIL 1
@@ -32,6 +35,19 @@ static inline int sps_ok(int cond, const char *fmt, ...)
   printf("\n");
   fflush(stdout);
   return cond;
+}
+
+/* A check that cannot run here: "ok N # SKIP reason" (TAP), counted but never failing. */
+static inline void sps_skip(const char *fmt, ...)
+{
+  va_list ap;
+  sps_test_count_++;
+  printf("ok %d # SKIP ", sps_test_count_);
+  va_start(ap, fmt);
+  vprintf(fmt, ap);
+  va_end(ap);
+  printf("\n");
+  fflush(stdout);
 }
 
 /* A diagnostic line. */
@@ -75,23 +91,20 @@ static inline int sps_done(void)
   return sps_test_failed_ ? SPS_TEST_FAIL : SPS_TEST_PASS;
 }
 
-/* Deterministic random numbers (splitmix64), never rand(). */
+/* Deterministic random numbers (splitmix64, core/splitmix64.h), never rand(). */
 typedef struct sps_rng {
   uint64_t s;
 } sps_rng;
 
 static inline uint64_t sps_rng_next(sps_rng *r)
 {
-  uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
+  return sps_splitmix64_next(&r->s);
 }
 
 /* Uniform in [-1, 1). */
 static inline double sps_rng_uniform(sps_rng *r)
 {
-  return (double)(sps_rng_next(r) >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+  return sps_splitmix64_sym(&r->s);
 }
 
 /* Directory of the bundled test matrices (tests/data), from SPS_TEST_DATA. */
@@ -138,21 +151,23 @@ static inline sps_context *sps_test_context(void)
   return ctx;
 }
 
-/* y <- A x on the host by the plain row loop, from A's borrowed CSR arrays. */
+/* A's row count and borrowed host CSR arrays. */
+static inline void sps_test_csr(const sps_matrix *A, int64_t *m, const int64_t **rp,
+                                const int32_t **ci, const double **va)
+{
+  sps_matrix_get_size(A, m, NULL, NULL);
+  sps_matrix_get_csr(A, rp, ci, va);
+}
+
+/* y <- A x on the host by the plain row loop (core/csr_matvec.h), from A's borrowed CSR arrays. */
 static inline void sps_test_host_mv(const sps_matrix *A, const double *x, double *y)
 {
   int64_t m;
   const int64_t *rp;
   const int32_t *ci;
   const double *va;
-  sps_matrix_get_size(A, &m, NULL, NULL);
-  sps_matrix_get_csr(A, &rp, &ci, &va);
-  for (int64_t i = 0; i < m; i++) {
-    double s = 0.0;
-    for (int64_t k = rp[i]; k < rp[i + 1]; k++)
-      s += va[k] * x[ci[k]];
-    y[i] = s;
-  }
+  sps_test_csr(A, &m, &rp, &ci, &va);
+  sps_csr_matvec_host(m, rp, ci, va, x, y);
 }
 
 /* ||v||_2 by the plain loop. */
@@ -162,6 +177,38 @@ static inline double sps_test_norm2(const double *v, int64_t n)
   for (int64_t i = 0; i < n; i++)
     s += v[i] * v[i];
   return sqrt(s);
+}
+
+/*
+ * ||b - A x||_2 on the host by the plain loop, and in *bound how far rounding can move it from
+ * the exact value: ||e||_2 with e_i = (len_i + 2) eps (|b_i| + sum_j |a_ij x_j|), the error of
+ * a sum of len_i + 1 rounded terms (each within len_i eps of exact, plus the product's own
+ * rounding), and 2 eps of the final norm.
+ */
+static inline double sps_test_residual_norm(const sps_matrix *A, const double *b, const double *x,
+                                            double *bound)
+{
+  int64_t m;
+  const int64_t *rp;
+  const int32_t *ci;
+  const double *va;
+  sps_test_csr(A, &m, &rp, &ci, &va);
+  double *ax = malloc((size_t)(m ? m : 1) * sizeof(double));
+  if (!ax) sps_bail("out of host memory");
+  sps_csr_matvec_host(m, rp, ci, va, x, ax);
+  double rr = 0.0, ee = 0.0;
+  for (int64_t i = 0; i < m; i++) {
+    double mag = fabs(b[i]);
+    for (int64_t k = rp[i]; k < rp[i + 1]; k++)
+      mag += fabs(va[k] * x[ci[k]]);
+    const double ri = b[i] - ax[i], ei = (double)(rp[i + 1] - rp[i] + 2) * DBL_EPSILON * mag;
+    rr += ri * ri;
+    ee += ei * ei;
+  }
+  free(ax);
+  const double rn = sqrt(rr);
+  if (bound) *bound = sqrt(ee) + 2.0 * DBL_EPSILON * rn;
+  return rn;
 }
 
 #endif /* SPS_TESTLIB_H */

@@ -278,19 +278,22 @@ __global__ void gmres_correct_norm_kernel(int64_t n, const double *__restrict__ 
     hcol[j + 1] = hnext;
     col[j + 1] = hnext;
   }
-  /* The rotations 0..j into shared memory by the whole block, so that the one thread that
-   * applies them in sequence does not wait on a global load at each step (rotation j is
-   * then rebuilt, or left as it was when the column breaks down). */
+  /* The rotations 0..j-1 into shared memory by the whole block, so that the one thread that
+   * applies them in sequence does not wait on a global load at each step. Rotation j is
+   * built by the closing and written back only when the column closed (not at a NaN or a
+   * breakdown), as in gmres_cluster.cu: no rotation is read before it was written. */
   double *cs = col + ldh, *sn = cs + ldh;
-  for (int c = threadIdx.x; c <= j; c += blockDim.x) {
+  for (int c = threadIdx.x; c < j; c += blockDim.x) {
     cs[c] = S->cs[c];
     sn[c] = S->sn[c];
   }
   __syncthreads();
   if (threadIdx.x == 0) {
     sps_gmres_close_column(S, col, cs, sn);
-    S->cs[j] = cs[j];
-    S->sn[j] = sn[j];
+    if (S->j == j + 1) {
+      S->cs[j] = cs[j];
+      S->sn[j] = sn[j];
+    }
     *ticket = 0;
   }
   __syncthreads();

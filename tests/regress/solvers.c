@@ -1,58 +1,55 @@
-/* solvers.c: solver regression on the real matrices against saved iteration counts. */
+/* solvers.c: solver regression on the real matrices against the iteration counts and errors recorded on the CPU backend; the GPU run (regress-cuda.sh) shares them. */
 #include "../testlib.h"
 
 /*
  * Each case solves A x = b with b = A x*, x* uniform in [-1, 1) from a fixed seed, x_0 = 0,
- * rtol 1e-8, no preconditioner, and checks:
- *   - the reason is SPS_CONVERGED_RTOL;
- *   - the true relative residual ||b - Ax|| / ||b|| <= 1e-8, as reported by the solver and as
- *     recomputed here on the host from the downloaded x;
- *   - the relative error ||x - x*|| / ||x*|| <= errtol (set from the measured error with a
- *     margin; it grows with the condition number);
- *   - the iterations lie within max(10%, 5) of the expected count.
- * The expected counts were measured with this code on the CPU backend (2 OpenMP threads);
- * the GPU run (SPS_TEST_DEVICE=cuda) shares them: both backends round alike (compensated
- * sums, core/compensated_sum.h), and tests/regress/cpu_vs_gpu compares the two directly.
- * The window absorbs changes to the methods themselves.
+ * rtol 1e-8, at most 20,000 iterations, GMRES restart 30, no preconditioner (bcsstk13:
+ * Jacobi; plain CG does not reach 1e-8 there in 20,000 iterations). What each check proves:
+ *   - the reason is SPS_CONVERGED_RTOL and the true relative residual ||b - Ax|| / ||b||,
+ *     as the solver reports it and as recomputed here on the host from the downloaded x, is
+ *     <= 1e-8: the method converges on this matrix and its claim is true;
+ *   - the iteration count equals the recorded one exactly: the arithmetic is the recorded
+ *     run's. Every reduction is a compensated sum whose value does not depend on the order
+ *     of the additions, and both backends apply the same operations in the same order
+ *     (doc/design.md, core/compensated_sum.h), so the count does not depend on the backend
+ *     or the number of OpenMP threads (measured: the same counts and errors with 1, 2, 3 and
+ *     4 threads). A compensated sum may still round differently within about n^2 u^2 of a
+ *     rounding boundary; a GPU run that misses a count exactly has met that case or broken the
+ *     design, and tests/regress/cpu_vs_gpu says where the two runs part;
+ *   - the relative error ||x - x*|| / ||x*|| lies within 0.1% of the recorded one (recorded
+ *     to four digits): the solution is the recorded run's. It is not a bound from theory:
+ *     ||x - x*|| / ||x*|| <= cond(A) * 1e-8, which says nothing for bcsstk14 (cond about
+ *     1e10; error 0.137) or watt_2 (0.124); those two errors are large because the matrices
+ *     are, not because the solve is wrong, and the residual check holds for them too.
+ * The expectations were measured with this code on the CPU backend. tests/regress/cpu_vs_gpu
+ * compares the two backends directly.
  *
  * Sanity reference (../shared/GPU.md): CuPy's CG at 1e-8 with b = A*ones took 263 iterations
  * on nos3, 5,468 on bcsstk14 and 234 on -laplacian7pt_100; CuPy's GMRES(30) took about 535
  * on rdb3200l. Our right-hand side differs (random x*), so the counts differ somewhat.
+ * laplacian7pt_100 (1M rows) takes most of the suite's time on the 2-core build machine.
  */
 typedef struct regress_case {
   const char *file;
   sps_solver_type type;
   sps_precond_type pc;
-  int negate;    /* solve with -A (laplacian7pt_100 is stored negative definite) */
-  int expected;  /* iterations measured with this code on the CPU backend */
-  double errtol; /* bound on ||x - x*|| / ||x*|| */
+  int negate;      /* solve with -A (laplacian7pt_100 is stored negative definite) */
+  int expected;    /* iterations, recorded on the CPU backend */
+  double expected_err; /* ||x - x*|| / ||x*||, recorded on the CPU backend */
 } regress_case;
 
-/* Measured errors (CPU): nos3 1.0e-7, bcsstk14 0.14, 1138_bus 2.7e-5, bcsstk13 1.5e-3,
- * laplacian7pt_100 8.9e-7, add32 2.5e-7, orsreg_1 3.2e-5, rdb3200l 1.4e-6, watt_2 0.12,
- * add20 3.3e-5; errtol is about 4 to 10 times that. bcsstk14 and watt_2 are so ill-conditioned
- * that a residual of 1e-8 leaves an error of 10%. Plain CG does not reach 1e-8 on bcsstk13
- * in 20,000 iterations (1.5e-7 left), so bcsstk13 runs with Jacobi. laplacian7pt_100 (1M rows)
- * takes about 5 s of the suite on one core of the 2-core build machine. */
 static const regress_case cases[] = {
-    {"nos3.mtx.gz", SPS_SOLVER_CG, SPS_PRECOND_NONE, 0, 245, 1e-6},
-    {"bcsstk14.mtx.gz", SPS_SOLVER_CG, SPS_PRECOND_NONE, 0, 5522, 0.5},
-    {"1138_bus.mtx.gz", SPS_SOLVER_CG, SPS_PRECOND_NONE, 0, 2063, 3e-4},
-    {"bcsstk13.mtx.gz", SPS_SOLVER_CG, SPS_PRECOND_JACOBI, 0, 1270, 1e-2},
-    {"laplacian7pt_100.mtx.gz", SPS_SOLVER_CG, SPS_PRECOND_NONE, 1, 266, 1e-5},
-    {"add32.mtx.gz", SPS_SOLVER_GMRES, SPS_PRECOND_NONE, 0, 79, 3e-6},
-    {"orsreg_1.mtx.gz", SPS_SOLVER_GMRES, SPS_PRECOND_NONE, 0, 374, 3e-4},
-    {"rdb3200l.mtx.gz", SPS_SOLVER_GMRES, SPS_PRECOND_NONE, 0, 439, 1e-5},
-    {"watt_2.mtx.gz", SPS_SOLVER_GMRES, SPS_PRECOND_NONE, 0, 22, 0.5},
-    {"add20.mtx.gz", SPS_SOLVER_GMRES, SPS_PRECOND_NONE, 0, 641, 3e-4},
+    {"nos3.mtx.gz", SPS_SOLVER_CG, SPS_PRECOND_NONE, 0, 245, 9.942e-8},
+    {"bcsstk14.mtx.gz", SPS_SOLVER_CG, SPS_PRECOND_NONE, 0, 5398, 0.1369},
+    {"1138_bus.mtx.gz", SPS_SOLVER_CG, SPS_PRECOND_NONE, 0, 2054, 1.693e-5},
+    {"bcsstk13.mtx.gz", SPS_SOLVER_CG, SPS_PRECOND_JACOBI, 0, 1273, 1.524e-3},
+    {"laplacian7pt_100.mtx.gz", SPS_SOLVER_CG, SPS_PRECOND_NONE, 1, 266, 8.929e-7},
+    {"add32.mtx.gz", SPS_SOLVER_GMRES, SPS_PRECOND_NONE, 0, 79, 2.521e-7},
+    {"orsreg_1.mtx.gz", SPS_SOLVER_GMRES, SPS_PRECOND_NONE, 0, 374, 3.202e-5},
+    {"rdb3200l.mtx.gz", SPS_SOLVER_GMRES, SPS_PRECOND_NONE, 0, 439, 1.345e-6},
+    {"watt_2.mtx.gz", SPS_SOLVER_GMRES, SPS_PRECOND_NONE, 0, 22, 0.1237},
+    {"add20.mtx.gz", SPS_SOLVER_GMRES, SPS_PRECOND_NONE, 0, 641, 3.317e-5},
 };
-
-/* The iteration window: expected +- max(10%, 5). */
-static int window(int expected)
-{
-  int w = expected / 10;
-  return w > 5 ? w : 5;
-}
 
 static void run_case(sps_context *ctx, const char *dir, const regress_case *c)
 {
@@ -106,9 +103,10 @@ static void run_case(sps_context *ctx, const char *dir, const regress_case *c)
          sps_reason_name(reason), st ? sps_context_last_error(ctx) : "solve ok");
   sps_ok(rel <= 1e-8 && hrel <= 1e-8 * (1 + 1e-6),
          "%s %s: true relative residual %.3g, host %.3g <= 1e-8", c->file, name, rel, hrel);
-  sps_ok(err <= c->errtol, "%s %s: relative error %.3g <= %.1g", c->file, name, err, c->errtol);
-  sps_ok(abs(its - c->expected) <= window(c->expected), "%s %s: %d iterations, expected %d +- %d",
-         c->file, name, its, c->expected, window(c->expected));
+  sps_ok(fabs(err - c->expected_err) <= 1e-3 * c->expected_err,
+         "%s %s: relative error %.6g, recorded %.4g (within 0.1%%)", c->file, name, err,
+         c->expected_err);
+  sps_ok(its == c->expected, "%s %s: %d iterations, recorded %d", c->file, name, its, c->expected);
 
   sps_solver_destroy(&s);
   sps_vector_destroy(&vb);

@@ -47,12 +47,7 @@ static void csr_free(csr *M)
 /* y <- M x on the host. */
 static void csr_mv(const csr *M, const double *x, double *y)
 {
-  for (int64_t i = 0; i < M->n; i++) {
-    double s = 0.0;
-    for (int64_t k = M->rp[i]; k < M->rp[i + 1]; k++)
-      s += M->v[k] * x[M->ci[k]];
-    y[i] = s;
-  }
+  sps_csr_matvec_host(M->n, M->rp, M->ci, M->v, x, y);
 }
 
 /* 1-D Poisson tridiag(-1, 2, -1), SPD. */
@@ -582,11 +577,27 @@ static void test_history_monitor_api(void)
     sps_ok(h && count == its + 1 && fabs(h[0] - bn) <= 1e-12 * bn,
            "%s: history has iterations + 1 = %d entries (%d), entry 0 = ||b|| (%g vs %g)", name,
            its + 1, count, h ? h[0] : -1.0, bn);
-    int mono = 1;
+    /* Every method stops at the first iteration whose residual norm (the recurrence's, which
+     * the history holds) meets rtol*||b|| (the default rtol, 1e-8): earlier entries lie above
+     * it, the last one on or below it. */
+    const double tol = 1e-8 * bn;
+    int first = h && count == its + 1 && count > 1 && h[its] <= tol;
+    for (int k = 0; first && k < its; k++)
+      if (!(h[k] > tol)) first = 0;
+    sps_ok(first, "%s: the history meets rtol*||b|| = %.3g first at its last entry (%.3g)", name,
+           tol, h && count > 0 ? h[count - 1] : -1.0);
+    /* GMRES minimises ||r|| over a growing Krylov space within a cycle, and a restart starts
+     * from the cycle's end, so its history is nonincreasing (to rounding: a restart records
+     * the true ||b - Ax||). CG minimises the A-norm of the error when A is SPD (this A is not
+     * symmetric) and BiCGSTAB minimises nothing: their ||r|| may rise, so it is only reported. */
+    int rises = 0;
+    for (int k = 1; h && k < count; k++)
+      if (h[k] > h[k - 1] * (1 + 1e-12)) rises++;
     if (t == SPS_SOLVER_GMRES)
-      for (int k = 1; k < count; k++)
-        if (h[k] > h[k - 1] * (1 + 1e-12)) mono = 0;
-    sps_ok(mono, "%s: history nonincreasing where the method guarantees it (GMRES)", name);
+      sps_ok(rises == 0, "%s: history nonincreasing (%d rises)", name, rises);
+    else
+      sps_diag("%s: the residual norm rose at %d of %d iterations (not monotone for this method)",
+               name, rises, its);
     sps_ok(calls[1] == its / 5 + 1 && calls[0] == calls[1],
            "%s: monitor called %d times every 5 iterations over %d iterations", name, calls[1],
            its);
@@ -1065,12 +1076,60 @@ static void test_flexible(void)
   csr_free(&cd);
 }
 
+/* One GMRES(30) solve of M x = b from x = 0 on context c, fused cycle asked for or not
+ * (set after setup, which rebuilds the work space), with its history copied out (owned). */
+typedef struct fused_run {
+  sps_status st;
+  sps_reason reason;
+  int its, count;
+  double *hist;
+} fused_run;
+
+static fused_run run_fused(sps_context *c, const csr *M, const double *b, int fused)
+{
+  fused_run out = {SPS_SUCCESS, SPS_REASON_NONE, -1, 0, NULL};
+  sps_matrix *A = NULL;
+  sps_vector *vb = NULL, *vx = NULL;
+  sps_solver *s = NULL;
+  const double *h = NULL;
+  if (sps_matrix_create_csr(c, &A, M->n, M->n, M->rp, M->ci, M->v) ||
+      sps_vector_create(c, &vb, M->n) || sps_vector_upload(vb, b, M->n) ||
+      sps_vector_create(c, &vx, M->n) || sps_solver_create(c, &s, SPS_SOLVER_GMRES) ||
+      sps_solver_set_precond(s, SPS_PRECOND_NONE) || sps_solver_set_restart(s, 30) ||
+      sps_solver_set_tolerances(s, 1e-9, 0.0) || sps_solver_set_history(s, 1))
+    sps_bail("fused setting: %s", sps_context_last_error(c));
+  out.st = sps_solver_setup(s, A);
+  if (out.st == SPS_SUCCESS) out.st = sps_solver_set_gmres_fused(s, fused);
+  if (out.st == SPS_SUCCESS) out.st = sps_solver_solve(s, vb, vx);
+  sps_solver_get_reason(s, &out.reason);
+  sps_solver_get_iterations(s, &out.its);
+  sps_solver_get_history(s, &h, &out.count);
+  out.hist = malloc((size_t)(out.count > 0 ? out.count : 1) * sizeof(double));
+  if (!out.hist) sps_bail("out of host memory");
+  if (h && out.count > 0) memcpy(out.hist, h, (size_t)out.count * sizeof(double));
+  sps_solver_destroy(&s);
+  sps_vector_destroy(&vb);
+  sps_vector_destroy(&vx);
+  sps_matrix_destroy(&A);
+  return out;
+}
+
+/* Same status, reason, iterations and history to the bit. */
+static int same_run(const fused_run *a, const fused_run *b)
+{
+  return a->st == SPS_SUCCESS && b->st == SPS_SUCCESS && a->reason > 0 &&
+         a->reason == b->reason && a->its == b->its && a->count == b->count && a->count > 1 &&
+         memcmp(a->hist, b->hist, (size_t)a->count * sizeof(double)) == 0;
+}
+
 /*
  * sps_solver_set_gmres_fused: GMRES(30) on a nonsymmetric grid matrix with the fused cycle
  * asked for and not gives the same reason, iterations and residual history to the bit (on a
  * GPU with clusters the first runs one kernel per batch with the SpMV inside, the second SpMV
- * and Arnoldi step launches; elsewhere the setting is ignored); a change after setup rebuilds
- * the work space; NULL is SPS_ERR_ARGUMENT.
+ * and Arnoldi step launches; elsewhere, the CPU included, the setting is ignored and the check
+ * is that it changes nothing). On a GPU both runs must also give the CPU backend's history to
+ * the bit, as the design promises (compensated sums, the same operations in the same order).
+ * A change after setup rebuilds the work space; NULL is SPS_ERR_ARGUMENT.
  */
 static void test_gmres_fused_setting(void)
 {
@@ -1079,43 +1138,28 @@ static void test_gmres_fused_setting(void)
   double *b = malloc((size_t)n * sizeof(double));
   for (int64_t i = 0; i < n; i++)
     b[i] = 1.0 + (double)(i % 7);
-  sps_matrix *A = upload_matrix(&M);
-  sps_vector *vb = upload_vector(b, n), *vx = NULL;
-  sps_vector_create(ctx, &vx, n);
-  opts o = defaults(SPS_SOLVER_GMRES);
-  o.rtol = 1e-9;
-  double *hist[2] = {NULL, NULL};
-  int its[2] = {-1, -1}, count[2] = {0, 0};
-  sps_reason reason[2] = {SPS_REASON_NONE, SPS_REASON_NONE};
-  sps_solver *s = make_solver(&o);
-  sps_solver_set_history(s, 1);
-  sps_status st = sps_solver_setup(s, A);
-  for (int q = 0; q < 2 && st == SPS_SUCCESS; q++) {
-    /* q = 0: fused (set after setup: rebuilds), q = 1: not fused */
-    st = sps_solver_set_gmres_fused(s, q == 0);
-    if (st == SPS_SUCCESS) st = sps_vector_fill(vx, 0.0);
-    if (st == SPS_SUCCESS) st = sps_solver_solve(s, vb, vx);
-    const double *h = NULL;
-    sps_solver_get_reason(s, &reason[q]);
-    sps_solver_get_iterations(s, &its[q]);
-    sps_solver_get_history(s, &h, &count[q]);
-    hist[q] = malloc((size_t)(count[q] > 0 ? count[q] : 1) * sizeof(double));
-    if (h && count[q] > 0) memcpy(hist[q], h, (size_t)count[q] * sizeof(double));
-  }
-  sps_ok(st == SPS_SUCCESS && reason[0] > 0 && reason[0] == reason[1] && its[0] == its[1] &&
-             count[0] == count[1] && count[0] > 1 &&
-             memcmp(hist[0], hist[1], (size_t)count[0] * sizeof(double)) == 0,
-         "gmres(30) with and without the fused cycle: %s/%s in %d/%d its, the same history to "
+  const char *where = ctx->kind == SPS_DEVICE_CPU ? "cpu" : "cuda";
+  fused_run fu = run_fused(ctx, &M, b, 1), un = run_fused(ctx, &M, b, 0);
+  sps_ok(same_run(&fu, &un),
+         "%s gmres(30) with and without the fused cycle: %s/%s in %d/%d its, the same history to "
          "the bit",
-         sps_reason_name(reason[0]), sps_reason_name(reason[1]), its[0], its[1]);
+         where, sps_reason_name(fu.reason), sps_reason_name(un.reason), fu.its, un.its);
+  if (ctx->kind != SPS_DEVICE_CPU) {
+    sps_context *cpu = NULL;
+    if (sps_context_create(&cpu, SPS_DEVICE_CPU, 0) != SPS_SUCCESS)
+      sps_bail("CPU context: %s", sps_context_create_error());
+    fused_run ref = run_fused(cpu, &M, b, 0);
+    sps_ok(same_run(&ref, &fu) && same_run(&ref, &un),
+           "cuda gmres(30), fused and not, against the CPU backend: %s in %d its (CPU %s in %d), "
+           "the same history to the bit",
+           sps_reason_name(fu.reason), fu.its, sps_reason_name(ref.reason), ref.its);
+    free(ref.hist);
+    sps_context_destroy(&cpu);
+  }
   sps_ok(sps_solver_set_gmres_fused(NULL, 1) == SPS_ERR_ARGUMENT,
          "sps_solver_set_gmres_fused(NULL) is SPS_ERR_ARGUMENT");
-  sps_solver_destroy(&s);
-  sps_vector_destroy(&vb);
-  sps_vector_destroy(&vx);
-  sps_matrix_destroy(&A);
-  free(hist[0]);
-  free(hist[1]);
+  free(fu.hist);
+  free(un.hist);
   free(b);
   csr_free(&M);
 }
