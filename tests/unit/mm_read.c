@@ -105,6 +105,10 @@ static void test_bad_input(void)
   expect_bad_matrix("array_matrix.mtx", SPS_ERR_UNSUPPORTED, 1, "array");
   expect_bad_matrix("array_pattern.mtx", SPS_ERR_IO, 1, "pattern");
   expect_bad_matrix("does_not_exist.mtx", SPS_ERR_IO, 0, "cannot open: No such file or directory");
+  expect_bad_matrix("index_overflow.mtx", SPS_ERR_IO, 3,
+                    "row index '99999999999999999999999' is too large");
+  expect_bad_matrix("size_nnz_overflow.mtx", SPS_ERR_SIZE, 2,
+                    "entry count 9223372036854775808 is too large");
 #ifdef SPS_HAVE_ZLIB
   expect_bad_matrix("truncated.mtx.gz", SPS_ERR_IO, 0, "read error");
 #else
