@@ -34,6 +34,8 @@ static int token_len(const char *p)
 
 sps_status sps_mm_error(sps_mm_reader *r, sps_status code, int64_t line, const char *fmt, ...)
 {
+  sps_status pending = sps_mm_take_pending(r, line, 1);
+  if (pending != SPS_SUCCESS) return pending;
   char msg[SPS_ERRMSG_LEN];
   va_list ap;
   va_start(ap, fmt);
