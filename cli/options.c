@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
 #include "options.h"
 
 /* How an option takes its value. */
@@ -34,6 +35,7 @@ typedef enum opt_id {
   OPT_HISTORY,
   OPT_JSON,
   OPT_QUIET,
+  OPT_ALLOW_NONFINITE,
   OPT_VERBOSE,
   OPT_HELP,
   OPT_VERSION
@@ -67,6 +69,7 @@ static const opt_spec option_table[] = {
     {"history", 0, ARG_NONE, OPT_HISTORY},
     {"json", 0, ARG_NONE, OPT_JSON},
     {"quiet", 'q', ARG_NONE, OPT_QUIET},
+    {"allow-nonfinite", 0, ARG_NONE, OPT_ALLOW_NONFINITE},
     {"verbose", 'v', ARG_NONE, OPT_VERBOSE},
     {"help", 'h', ARG_NONE, OPT_HELP},
     {"version", 0, ARG_NONE, OPT_VERSION},
@@ -124,13 +127,15 @@ void cli_print_help(void)
         "                        positional argument b.mtx means --rhs b.mtx.\n"
         "  --seed N              seed of the random x* or b (default 1)\n"
         "  -o, --output FILE     write the solution x as a Matrix Market array file\n"
+        "  --allow-nonfinite     accept NaN and Inf values in A and b (refused by default)\n"
         "\n"
         "Output:\n"
         "  --monitor[=K]         print the residual norm every K iterations on stderr\n"
         "                        (default K = 1)\n"
         "  --history             include the residual history in the --json output\n"
         "  --json                print one JSON object on stdout instead of the text report\n"
-        "                        (NaN and Inf are written as null)\n"
+        "                        (NaN and Inf are written as null); on exit 2 or 3, an\n"
+        "                        object with the error: status, message, exit_code\n"
         "  -q, --quiet           print no report; the exit code tells the outcome\n"
         "                        (error messages still go to stderr)\n"
         "  -v, --verbose         add matrix statistics to the report: fewest, mean and most\n"
@@ -162,13 +167,12 @@ static int usage_error(const char *fmt, ...)
 
 static int usage_error(const char *fmt, ...)
 {
+  char msg[1024];
   va_list ap;
-  fputs("spsolve: ", stderr);
   va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  fputs(" (see spsolve --help)\n", stderr);
-  return CLI_EXIT_USAGE;
+  return cli_fail(SPS_ERR_ARGUMENT, CLI_EXIT_USAGE, "%s (see spsolve --help)", msg);
 }
 
 /* A finite double spelled entirely by @p text. */
@@ -250,11 +254,14 @@ static int parse_spmv(const char *text, cli_options *opt)
 {
   sps_spmv_kind kind;
   if (sps_spmv_kind_from_name(text, &kind) != SPS_SUCCESS) {
-    fprintf(stderr, "spsolve: invalid value '%s' for --spmv: expected one of", text);
-    for (int k = 0; k < SPS_SPMV_KIND_COUNT; k++)
-      fprintf(stderr, "%s %s", k ? "," : "", sps_spmv_kind_name((sps_spmv_kind)k));
-    fputs(" (see spsolve --list-spmv)\n", stderr);
-    return CLI_EXIT_USAGE;
+    char list[512] = "";
+    size_t len = 0;
+    for (int k = 0; k < SPS_SPMV_KIND_COUNT && len < sizeof list; k++)
+      len += (size_t)snprintf(list + len, sizeof list - len, "%s %s", k ? "," : "",
+                              sps_spmv_kind_name((sps_spmv_kind)k));
+    return cli_fail(SPS_ERR_ARGUMENT, CLI_EXIT_USAGE,
+                    "invalid value '%s' for --spmv: expected one of%s (see spsolve --list-spmv)",
+                    text, list);
   }
   opt->spmv = kind;
   opt->spmv_given = 1;
@@ -466,6 +473,9 @@ static int apply_option(const opt_spec *spec, const char *val, cli_options *opt,
   case OPT_QUIET:
     opt->quiet = 1;
     return 0;
+  case OPT_ALLOW_NONFINITE:
+    opt->allow_nonfinite = 1;
+    return 0;
   case OPT_VERBOSE:
     opt->verbose = 1;
     return 0;
@@ -548,11 +558,7 @@ int cli_parse_options(int argc, char **argv, cli_options *opt)
       const char *eq = strchr(name, '=');
       size_t len = eq ? (size_t)(eq - name) : strlen(name);
       spec = find_long(name, len);
-      if (!spec) {
-        fprintf(stderr, "spsolve: unknown option '%.*s' (see spsolve --help)\n", (int)(len + 2),
-                arg);
-        return CLI_EXIT_USAGE;
-      }
+      if (!spec) return usage_error("unknown option '%.*s'", (int)(len + 2), arg);
       snprintf(shown, sizeof shown, "--%s", spec->name);
       if (eq) {
         if (spec->arg == ARG_NONE)
@@ -561,10 +567,7 @@ int cli_parse_options(int argc, char **argv, cli_options *opt)
       }
     } else {
       spec = find_short(arg[1]);
-      if (!spec) {
-        fprintf(stderr, "spsolve: unknown option '-%c' (see spsolve --help)\n", arg[1]);
-        return CLI_EXIT_USAGE;
-      }
+      if (!spec) return usage_error("unknown option '-%c'", arg[1]);
       snprintf(shown, sizeof shown, "-%c", arg[1]);
       if (arg[2] != '\0') {
         if (spec->arg == ARG_NONE)
