@@ -22,10 +22,11 @@
  * by the row count are allocated only once every entry has been read and checked.
  */
 
-/* One chunk of COO triplets with 0-based indices. */
+/* One chunk of COO triplets with 0-based indices; i, j and v share one allocation, mem. */
 typedef struct coo_chunk {
   int32_t *i, *j;
   double *v;
+  void *mem;
   int64_t n; /* triplets stored */
   struct coo_chunk *next;
 } coo_chunk;
@@ -36,7 +37,10 @@ typedef struct coo {
   int64_t n, cap;
 } coo;
 
-/* The first chunk's triplets, and the largest chunk's. */
+/*
+ * The first chunk's triplets, and the largest chunk's (16 bytes a triplet: from 2^17 on, a
+ * chunk is a whole number of 2 MiB huge pages).
+ */
 #define MM_CHUNK_MIN (INT64_C(1) << 12)
 #define MM_CHUNK_MAX (INT64_C(1) << 21)
 
@@ -48,7 +52,9 @@ typedef struct coo {
 static sps_status big_alloc(sps_context *ctx, void **p, size_t count, size_t size, const char *what)
 {
   const size_t huge = (size_t)2 << 20;
-  if (size == 0 || count < (size_t)8 * huge / size || count > SIZE_MAX / size - huge)
+  /* Huge pages from 16 MiB, or from 2 MiB for a whole number of them (the entry chunks). */
+  if (size == 0 || count > SIZE_MAX / size - huge ||
+      (count < (size_t)8 * huge / size && (count * size < huge || count * size % huge != 0)))
     return sps_host_alloc(ctx, p, count, size, what);
   size_t bytes = (count * size + huge - 1) / huge * huge;
   *p = aligned_alloc(huge, bytes);
@@ -63,9 +69,7 @@ static sps_status big_alloc(sps_context *ctx, void **p, size_t count, size_t siz
 static void chunk_free(coo_chunk *k)
 {
   if (!k) return;
-  sps_host_free(k->i);
-  sps_host_free(k->j);
-  sps_host_free(k->v);
+  sps_host_free(k->mem);
   sps_host_free(k);
 }
 
@@ -90,9 +94,12 @@ static sps_status coo_grow(sps_context *ctx, coo *c, int64_t left)
   coo_chunk *k = NULL;
   sps_status st = SPS_SUCCESS;
   SPS_TRY(sps_host_calloc(ctx, (void **)&k, 1, sizeof *k, "Matrix Market entries"));
-  SPS_TRY(big_alloc(ctx, (void **)&k->i, (size_t)cap, sizeof *k->i, "Matrix Market row indices"));
-  SPS_TRY(big_alloc(ctx, (void **)&k->j, (size_t)cap, sizeof *k->j, "Matrix Market column indices"));
-  SPS_TRY(big_alloc(ctx, (void **)&k->v, (size_t)cap, sizeof *k->v, "Matrix Market values"));
+  /* v first (8-byte aligned), then i and j. */
+  const size_t triplet = sizeof *k->v + sizeof *k->i + sizeof *k->j;
+  SPS_TRY(big_alloc(ctx, &k->mem, (size_t)cap, triplet, "Matrix Market entries"));
+  k->v = (double *)k->mem;
+  k->i = (int32_t *)(k->v + cap);
+  k->j = k->i + cap;
   if (c->tail)
     c->tail->next = k;
   else
