@@ -312,14 +312,17 @@ static int solve(const cli_options *opt, int *reported)
 }
 
 /*
- * Whether the command line asks for --json, for an error met before or while parsing it:
- * the option anywhere before a "--".
+ * Whether the command line asks for --json (and not -q), for an error met while parsing it:
+ * the options anywhere before a "--".
  */
 static int json_requested(int argc, char **argv)
 {
-  for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-    if (strcmp(argv[i], "--json") == 0) return 1;
-  return 0;
+  int json = 0, quiet = 0;
+  for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+    json |= strcmp(argv[i], "--json") == 0;
+    quiet |= strcmp(argv[i], "-q") == 0 || strcmp(argv[i], "--quiet") == 0;
+  }
+  return json && !quiet;
 }
 
 int main(int argc, char **argv)

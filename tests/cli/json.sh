@@ -100,6 +100,8 @@ a tool-level input error: SPS_ERR_SIZE, the sizes named | d["status"] == "SPS_ER
 EOT
 expect_rc 2 "-q --json on bad input" --device cpu -q --json "$nan"
 check "-q prints nothing on stdout, even with --json" test ! -s "$tmp/out"
+expect_rc 2 "-q --json with a bad option" -q --json --maxit=0 "$nos3"
+check "-q prints nothing on stdout for a usage error either" test ! -s "$tmp/out"
 expect_rc 2 "an argument after -- that looks like --json" --device cpu -- "$nan" --json
 check "after --, --json is a file name: no JSON" test ! -s "$tmp/out"
 
@@ -111,7 +113,7 @@ if (ulimit -d 60000) 2>/dev/null; then
   (ulimit -d 60000; "$SPSOLVE" --device cpu --json "$big" >"$tmp/out" 2>"$tmp/err"); rc=$?
   if [ "$rc" -eq 3 ]; then ok "out of host memory: exit 3"; else not_ok "out of host memory: exit $rc, expected 3"; diag "$tmp/err"; fi
   json_checks <<'EOT'
-a runtime error object: SPS_ERR_HOST_MEMORY, exit_code 3 | d["failed"] is True and d["status"] == "SPS_ERR_HOST_MEMORY" and d["exit_code"] == 3 and "cannot allocate" in d["message"]
+a runtime error object: SPS_ERR_HOST_MEMORY, exit_code 3 | d["failed"] is True and d["status"] == "SPS_ERR_HOST_MEMORY" and d["exit_code"] == 3 and "memory" in d["message"]
 EOT
   rm -f "$big"
 else
