@@ -139,32 +139,32 @@ static const char *symm_name(sps_mm_symm s)
   return s == SPS_MM_SYMMETRIC ? "symmetric" : s == SPS_MM_SKEW ? "skew-symmetric" : "general";
 }
 
-/* Where the next triplet goes: the free part of the last chunk. */
+/* Where the next triplets go: the last chunk's arrays, its fill and its room. */
 typedef struct coo_cursor {
   int32_t *i, *j;
   double *v;
-  int64_t room;
+  int64_t fill, cap;
 } coo_cursor;
 
-/* Make room for one more triplet (the k-th) when the last chunk is full. */
-static inline sps_status coo_room(sps_context *ctx, coo *c, coo_cursor *w, int64_t k,
-                                  int64_t declared)
+/* Start a new chunk for the k-th triplet and onwards (the last one is full). */
+static sps_status coo_next_chunk(sps_context *ctx, coo *c, coo_cursor *w, int64_t k,
+                                 int64_t declared)
 {
-  if (w->room > 0) return SPS_SUCCESS;
-  if (c->tail) c->tail->n = c->cap;
+  if (c->tail) c->tail->n = w->fill;
   c->n = k;
   SPS_CHECK(coo_grow(ctx, c, declared - k));
   w->i = c->tail->i;
   w->j = c->tail->j;
   w->v = c->tail->v;
-  w->room = c->cap;
+  w->fill = 0;
+  w->cap = c->cap;
   return SPS_SUCCESS;
 }
 
 /* Close the last chunk after k triplets. */
 static void coo_finish(coo *c, const coo_cursor *w, int64_t k)
 {
-  if (c->tail) c->tail->n = c->cap - w->room;
+  if (c->tail) c->tail->n = w->fill;
   c->n = k;
 }
 
@@ -174,7 +174,7 @@ static sps_status read_entries(sps_mm_reader *r, const sps_mm_header *h, unsigne
   sps_context *ctx = r->ctx;
   const int64_t m = h->nrows, n = h->ncols, declared = h->nnz;
   int64_t k = 0;
-  coo_cursor w = {NULL, NULL, NULL, 0};
+  coo_cursor w = {NULL, NULL, NULL, 0, 0};
   sps_status st = SPS_SUCCESS;
   for (;;) {
     if (r->cur == r->end) {
@@ -211,11 +211,11 @@ static sps_status read_entries(sps_mm_reader *r, const sps_mm_header *h, unsigne
                                  "diagonal is zero",
                                  (long long)e.i, (long long)e.j));
         }
-        SPS_TRY(coo_room(ctx, c, &w, k, declared));
-        *w.i++ = (int32_t)(e.i - 1);
-        *w.j++ = (int32_t)(e.j - 1);
-        *w.v++ = e.v;
-        w.room--;
+        if (w.fill == w.cap) SPS_TRY(coo_next_chunk(ctx, c, &w, k, declared));
+        w.i[w.fill] = (int32_t)(e.i - 1);
+        w.j[w.fill] = (int32_t)(e.j - 1);
+        w.v[w.fill] = e.v;
+        w.fill++;
         k++;
       }
       p = q;
@@ -377,7 +377,7 @@ static sps_status read_vector(sps_context *ctx, sps_vector **v, sps_mm_reader *r
 {
   sps_mm_header h;
   coo c = {NULL, NULL, 0, 0};
-  coo_cursor w = {NULL, NULL, NULL, 0};
+  coo_cursor w = {NULL, NULL, NULL, 0, 0};
   double *x = NULL;
   sps_vector *out = NULL;
   sps_status st = SPS_SUCCESS;
@@ -428,11 +428,11 @@ static sps_status read_vector(sps_context *ctx, sps_vector **v, sps_mm_reader *r
         } else {
           e.i = k + 1;
         }
-        SPS_TRY(coo_room(ctx, &c, &w, k, h.nnz));
-        *w.i++ = (int32_t)(e.i - 1);
-        *w.j++ = 0;
-        *w.v++ = e.v;
-        w.room--;
+        if (w.fill == w.cap) SPS_TRY(coo_next_chunk(ctx, &c, &w, k, h.nnz));
+        w.i[w.fill] = (int32_t)(e.i - 1);
+        w.j[w.fill] = 0;
+        w.v[w.fill] = e.v;
+        w.fill++;
         k++;
       }
       p = q;

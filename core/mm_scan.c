@@ -165,8 +165,8 @@ slow:
 /*
  * A signed decimal integer of at most 18 significant digits (so it fits int64_t with room to
  * spare); returns the end, or NULL when there is no digit or when there are more digits,
- * which also sets *too_big. The digits are counted before any arithmetic, so a long digit
- * string cannot overflow.
+ * which also sets *too_big. The digits accumulate in an unsigned integer, whose wrap-around
+ * on a long digit string is defined (and then ignored), so no input can overflow.
  */
 static const char *parse_int(const char *p, int64_t *v, int *too_big)
 {
@@ -179,15 +179,17 @@ static const char *parse_int(const char *p, int64_t *v, int *too_big)
   const char *start = p;
   while (*p == '0') p++;
   const char *sig = p;
-  while ((unsigned)(*p - '0') < 10u) p++;
+  uint64_t x = 0;
+  while ((unsigned)(*p - '0') < 10u) {
+    x = x * 10 + (uint64_t)(*p - '0');
+    p++;
+  }
   if (p == start) return NULL;
   if (p - sig > 18) {
     *too_big = 1;
     return NULL;
   }
-  int64_t x = 0;
-  for (const char *d = sig; d < p; d++) x = x * 10 + (*d - '0');
-  *v = neg ? -x : x;
+  *v = neg ? -(int64_t)x : (int64_t)x;
   return p;
 }
 
@@ -348,16 +350,13 @@ const char *sps_mm_parse_line(sps_mm_reader *r, const sps_mm_header *h, const ch
   }
   if (h->format == SPS_MM_COORDINATE) {
     t = parse_int(q, &e->i, &big);
-    if (big) {
-      sps_mm_error(r, SPS_ERR_IO, line, "row index '%.*s' is too large", token_len(q), q);
-      return NULL;
-    }
     if (t && *t == '\n') {
       sps_mm_error(r, SPS_ERR_IO, line, "missing column index");
       return NULL;
     }
     if (!t || !is_blank(*t)) {
-      sps_mm_error(r, SPS_ERR_IO, line, "bad row index '%.*s'", token_len(q), q);
+      sps_mm_error(r, SPS_ERR_IO, line, big ? "row index '%.*s' is too large" : "bad row index '%.*s'",
+                   token_len(q), q);
       return NULL;
     }
     q = skip_blanks(t);
@@ -366,12 +365,10 @@ const char *sps_mm_parse_line(sps_mm_reader *r, const sps_mm_header *h, const ch
       return NULL;
     }
     t = parse_int(q, &e->j, &big);
-    if (big) {
-      sps_mm_error(r, SPS_ERR_IO, line, "column index '%.*s' is too large", token_len(q), q);
-      return NULL;
-    }
     if (!t || !is_delim(*t)) {
-      sps_mm_error(r, SPS_ERR_IO, line, "bad column index '%.*s'", token_len(q), q);
+      sps_mm_error(r, SPS_ERR_IO, line,
+                   big ? "column index '%.*s' is too large" : "bad column index '%.*s'",
+                   token_len(q), q);
       return NULL;
     }
     q = skip_blanks(t);
