@@ -32,7 +32,6 @@
 
 typedef enum { CODEC_PLAIN, CODEC_GZIP, CODEC_XZ, CODEC_BZIP2 } mm_codec;
 
-static const char *const codec_name[] = {"plain", "gzip", "xz", "bzip2"};
 
 struct sps_mm_pipe {
   /* The raw bytes: a file read into in[], or a caller's buffer used as in[] directly. */
@@ -144,6 +143,9 @@ static size_t decode_plain(struct sps_mm_pipe *pp, char *dst, size_t n)
   return done;
 }
 
+#if defined(SPS_HAVE_ZLIB) || defined(SPS_HAVE_LZMA) || defined(SPS_HAVE_BZIP2)
+static const char *const codec_name[] = {"plain", "gzip", "xz", "bzip2"};
+
 /* The bytes after a finished stream: another stream with @p magic, the end, or trailing data. */
 static int next_stream(struct sps_mm_pipe *pp, const unsigned char *magic, size_t mlen)
 {
@@ -168,6 +170,7 @@ static void set_truncated(struct sps_mm_pipe *pp)
               "the %s stream is truncated: the file ends inside the compressed data",
               codec_name[pp->codec]);
 }
+#endif
 
 #ifdef SPS_HAVE_ZLIB
 /* gzip: members one after another, as gzip(1) reads them; anything else after one is refused. */
