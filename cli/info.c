@@ -15,6 +15,17 @@ void cli_print_version(void)
   char name[256];
   printf("spsolve %s (libspsolve %s)\n", PACKAGE_VERSION, sps_version());
   printf("CUDA support: %s\n", sps_have_cuda() ? "yes" : "no");
+  printf("Compressed input: %s\n", ""
+#ifdef SPS_HAVE_ZLIB
+                                    "gzip "
+#endif
+#ifdef SPS_HAVE_LZMA
+                                    "xz "
+#endif
+#ifdef SPS_HAVE_BZIP2
+                                    "bzip2 "
+#endif
+                                    "(told from the data's first bytes)");
   if (sps_cuda_device_query(&count, name, sizeof name) == SPS_SUCCESS && count > 0)
     printf("CUDA device: %s (%d device%s found)\n", name, count, count == 1 ? "" : "s");
   else

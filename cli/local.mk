@@ -4,6 +4,8 @@ spsolve_SOURCES = \
 	%reldir%/spsolve.c \
 	%reldir%/options.h \
 	%reldir%/options.c \
+	%reldir%/error.h \
+	%reldir%/error.c \
 	%reldir%/report.h \
 	%reldir%/report.c \
 	%reldir%/rhs.h \

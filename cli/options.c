@@ -10,6 +10,7 @@
 
 #include "../solvers/defaults.h"
 #include "../spmv/threads_per_row.h"
+#include "error.h"
 #include "options.h"
 
 /* How an option takes its value. */
@@ -39,6 +40,7 @@ typedef enum opt_id {
   OPT_HISTORY,
   OPT_JSON,
   OPT_QUIET,
+  OPT_ALLOW_NONFINITE,
   OPT_VERBOSE,
   OPT_HELP,
   OPT_VERSION
@@ -75,6 +77,7 @@ static const opt_spec option_table[] = {
     {"history", 0, ARG_NONE, OPT_HISTORY},
     {"json", 0, ARG_NONE, OPT_JSON},
     {"quiet", 'q', ARG_NONE, OPT_QUIET},
+    {"allow-nonfinite", 0, ARG_NONE, OPT_ALLOW_NONFINITE},
     {"verbose", 'v', ARG_NONE, OPT_VERBOSE},
     {"help", 'h', ARG_NONE, OPT_HELP},
     {"version", 0, ARG_NONE, OPT_VERSION},
@@ -87,8 +90,8 @@ void cli_print_help(void)
   fputs("Usage: spsolve [OPTIONS] A.mtx[.gz] [b.mtx]\n"
         "Solve the sparse linear system A x = b with a Krylov method on a GPU or the CPU.\n"
         "A is a square Matrix Market file (coordinate; real, integer or pattern; general,\n"
-        "symmetric or skew-symmetric; gzipped when the name ends in .gz). Options take their\n"
-        "value as '--opt value' or '--opt=value'.\n"
+        "symmetric or skew-symmetric; plain or gzip, xz, bzip2 compressed, as its first bytes\n"
+        "tell). Options take their value as '--opt value' or '--opt=value'.\n"
         "\n"
         "Method:\n"
         "  --solver cg|gmres|bicgstab|auto\n"
@@ -141,6 +144,7 @@ void cli_print_help(void)
         "  -o, --output FILE     write the solution x as a Matrix Market array file\n"
         "  --x0 FILE             start from the initial guess x0 in FILE (a Matrix Market\n"
         "                        vector, as -o writes; default x0 = 0)\n"
+        "  --allow-nonfinite     accept NaN and Inf values in A and b (refused by default)\n"
         "\n"
         "Output:\n"
         "  --monitor[=K]         print the iteration, the residual norm, the relative\n"
@@ -154,7 +158,8 @@ void cli_print_help(void)
         "                        over a second)\n"
         "  --history             include the residual history in the --json output\n"
         "  --json                print one JSON object on stdout instead of the text report\n"
-        "                        (NaN and Inf are written as null)\n"
+        "                        (NaN and Inf are written as null); on exit 2 or 3, an\n"
+        "                        object with the error: status, message, exit_code\n"
         "  -q, --quiet           print no report; the exit code tells the outcome\n"
         "                        (error messages still go to stderr)\n"
         "  -v, --verbose         add matrix statistics to the report: fewest, mean and most\n"
@@ -188,13 +193,12 @@ static int usage_error(const char *fmt, ...)
 
 static int usage_error(const char *fmt, ...)
 {
+  char msg[1024];
   va_list ap;
-  fputs("spsolve: ", stderr);
   va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  fputs(" (see spsolve --help)\n", stderr);
-  return CLI_EXIT_USAGE;
+  return cli_fail(SPS_ERR_ARGUMENT, CLI_EXIT_USAGE, "%s (see spsolve --help)", msg);
 }
 
 /* A finite double spelled entirely by @p text. */
@@ -276,11 +280,14 @@ static int parse_spmv(const char *text, cli_options *opt)
 {
   sps_spmv_kind kind;
   if (sps_spmv_kind_from_name(text, &kind) != SPS_SUCCESS) {
-    fprintf(stderr, "spsolve: invalid value '%s' for --spmv: expected one of", text);
-    for (int k = 0; k < SPS_SPMV_KIND_COUNT; k++)
-      fprintf(stderr, "%s %s", k ? "," : "", sps_spmv_kind_name((sps_spmv_kind)k));
-    fputs(" (see spsolve --list-spmv)\n", stderr);
-    return CLI_EXIT_USAGE;
+    char list[512] = "";
+    size_t len = 0;
+    for (int k = 0; k < SPS_SPMV_KIND_COUNT && len < sizeof list; k++)
+      len += (size_t)snprintf(list + len, sizeof list - len, "%s %s", k ? "," : "",
+                              sps_spmv_kind_name((sps_spmv_kind)k));
+    return cli_fail(SPS_ERR_ARGUMENT, CLI_EXIT_USAGE,
+                    "invalid value '%s' for --spmv: expected one of%s (see spsolve --list-spmv)",
+                    text, list);
   }
   opt->spmv = kind;
   opt->spmv_given = 1;
@@ -507,6 +514,9 @@ static int apply_option(const opt_spec *spec, const char *val, cli_options *opt,
   case OPT_QUIET:
     opt->quiet = 1;
     return 0;
+  case OPT_ALLOW_NONFINITE:
+    opt->allow_nonfinite = 1;
+    return 0;
   case OPT_VERBOSE:
     opt->verbose = 1;
     return 0;
@@ -599,11 +609,7 @@ int cli_parse_options(int argc, char **argv, cli_options *opt)
       const char *eq = strchr(name, '=');
       size_t len = eq ? (size_t)(eq - name) : strlen(name);
       spec = find_long(name, len);
-      if (!spec) {
-        fprintf(stderr, "spsolve: unknown option '%.*s' (see spsolve --help)\n", (int)(len + 2),
-                arg);
-        return CLI_EXIT_USAGE;
-      }
+      if (!spec) return usage_error("unknown option '%.*s'", (int)(len + 2), arg);
       snprintf(shown, sizeof shown, "--%s", spec->name);
       if (eq) {
         if (spec->arg == ARG_NONE)
@@ -612,10 +618,7 @@ int cli_parse_options(int argc, char **argv, cli_options *opt)
       }
     } else {
       spec = find_short(arg[1]);
-      if (!spec) {
-        fprintf(stderr, "spsolve: unknown option '-%c' (see spsolve --help)\n", arg[1]);
-        return CLI_EXIT_USAGE;
-      }
+      if (!spec) return usage_error("unknown option '-%c'", arg[1]);
       snprintf(shown, sizeof shown, "-%c", arg[1]);
       if (arg[2] != '\0') {
         if (spec->arg == ARG_NONE)

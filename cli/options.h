@@ -74,11 +74,12 @@ typedef struct cli_options {
   int monitor_every; /* 0: no monitor */
   cli_progress_mode progress;
   int history, json, quiet, verbose;
+  int allow_nonfinite; /* --allow-nonfinite: read NaN and Inf in A and b */
 } cli_options;
 
 /*
  * Parse argv into @p opt. On a usage error, print a message naming the option and the
- * value on stderr and return CLI_EXIT_USAGE; otherwise return 0.
+ * value on stderr (recorded by cli_fail) and return CLI_EXIT_USAGE; otherwise return 0.
  */
 int cli_parse_options(int argc, char **argv, cli_options *opt);
 

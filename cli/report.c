@@ -143,7 +143,23 @@ void cli_report_text(FILE *out, const cli_report *r)
   if (r->iterations > 0) fprintf(out, "time/iteration  %.3e s\n", per_iteration(r));
 }
 
-/* A JSON string: quotes, backslashes and control characters escaped; other bytes as they are. */
+/* The length of the valid UTF-8 sequence at p (1 to 4), or 0 when the bytes are not one. */
+static int utf8_length(const unsigned char *p)
+{
+  int len = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 && p[0] < 0xe0 ? 2 : 0;
+  if (p[0] > 0xf4) len = 0;
+  for (int k = 1; k < len; k++)
+    if ((p[k] & 0xc0) != 0x80) return 0;
+  if (len == 3 && ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0))) return 0;
+  if (len == 4 && ((p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))) return 0;
+  return len;
+}
+
+/*
+ * A JSON string: quotes, backslashes and control characters escaped, valid UTF-8 as it is,
+ * and any other byte (a file name or a token of a binary file) as U+FFFD, so the output is
+ * always valid JSON.
+ */
 static void json_string(FILE *out, const char *s)
 {
   fputc('"', out);
@@ -157,6 +173,14 @@ static void json_string(FILE *out, const char *s)
       fputs("\\t", out);
     } else if (*p < 0x20 || *p == 0x7f) {
       fprintf(out, "\\u%04x", *p);
+    } else if (*p >= 0x80) {
+      int len = utf8_length(p);
+      if (len) {
+        fwrite(p, 1, (size_t)len, out);
+        p += len - 1;
+      } else {
+        fputs("\\ufffd", out);
+      }
     } else {
       fputc(*p, out);
     }
@@ -326,5 +350,25 @@ void cli_report_json(FILE *out, const cli_report *r)
   }
   json_key(out, "exit_code");
   fprintf(out, "%d", r->exit_code);
+  fputs("\n}\n", out);
+}
+
+void cli_report_json_error(FILE *out, const cli_error *e, int exit_code)
+{
+  fputs("{\n  \"failed\": true", out);
+  json_key(out, "status");
+  if (e)
+    json_string(out, sps_status_name(e->status));
+  else
+    fputs("null", out);
+  json_key(out, "status_text");
+  if (e)
+    json_string(out, sps_status_string(e->status));
+  else
+    fputs("null", out);
+  json_key(out, "message");
+  json_string(out, e ? e->message : "the run failed without a recorded message");
+  json_key(out, "exit_code");
+  fprintf(out, "%d", exit_code);
   fputs("\n}\n", out);
 }

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "error.h"
 #include "options.h"
 #include "spsolve.h"
 
@@ -54,5 +55,12 @@ void cli_report_text(FILE *out, const cli_report *r);
 
 /* One JSON object (NaN and Inf written as null), ending with a newline. */
 void cli_report_json(FILE *out, const cli_report *r);
+
+/*
+ * The JSON object of a failed run: {"failed": true, "status", "status_text", "message",
+ * "exit_code"}, ending with a newline. @p e may be NULL (a failure nobody recorded): then
+ * the status is null and the message says so.
+ */
+void cli_report_json_error(FILE *out, const cli_error *e, int exit_code);
 
 #endif /* SPS_CLI_REPORT_H */

@@ -1,9 +1,11 @@
 /* spsolve.c: the spsolve command: read A (and b), solve A x = b with a Krylov method, report. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "error.h"
 #include "info.h"
 #include "options.h"
 #include "progress.h"
@@ -59,12 +61,27 @@ static int exit_code_of(sps_status st)
   }
 }
 
+/*
+ * The library's message in the tool's words: the reader names its flag
+ * SPS_MM_ALLOW_NONFINITE, which the tool spells --allow-nonfinite.
+ */
+static void translate_message(const char *msg, char *out, size_t len)
+{
+  static const char flag[] = "pass SPS_MM_ALLOW_NONFINITE";
+  const char *at = strstr(msg, flag);
+  if (at)
+    snprintf(out, len, "%.*suse --allow-nonfinite%s", (int)(at - msg), msg, at + sizeof flag - 1);
+  else
+    snprintf(out, len, "%s", msg);
+}
+
 /* Report a failed call with the context's message and return its exit code. */
 static int library_error(const cli_state *s, sps_status st, const char *what)
 {
   const char *msg = s->ctx ? sps_context_last_error(s->ctx) : "";
-  fprintf(stderr, "spsolve: %s: %s\n", what, msg[0] ? msg : sps_status_string(st));
-  return exit_code_of(st);
+  char text[1200];
+  translate_message(msg[0] ? msg : sps_status_string(st), text, sizeof text);
+  return cli_fail(st, exit_code_of(st), "%s: %s", what, text);
 }
 
 static const char *device_option_text(const cli_options *opt, char *buf, size_t len)
@@ -81,9 +98,8 @@ static int open_device(cli_state *s, const cli_options *opt, cli_report *r)
   char buf[32];
   sps_status st = sps_context_create(&s->ctx, opt->device, opt->device_index);
   if (st != SPS_SUCCESS) {
-    fprintf(stderr, "spsolve: --device %s: %s\n", device_option_text(opt, buf, sizeof buf),
-            sps_context_create_error());
-    return exit_code_of(st);
+    return cli_fail(st, exit_code_of(st), "--device %s: %s",
+                    device_option_text(opt, buf, sizeof buf), sps_context_create_error());
   }
   st = sps_context_get_device_name(s->ctx, r->device, sizeof r->device);
   if (st != SPS_SUCCESS) return library_error(s, st, "device name");
@@ -93,16 +109,15 @@ static int open_device(cli_state *s, const cli_options *opt, cli_report *r)
     st = sps_context_get_device(s->ctx, &kind, &index);
     if (st != SPS_SUCCESS) return library_error(s, st, "device");
     if (!sps_spmv_kind_available(opt->spmv, kind)) {
-      fprintf(stderr, "spsolve: --spmv %s is not available on the %s in this build; choose one of",
-              sps_spmv_kind_name(opt->spmv), kind == SPS_DEVICE_CUDA ? "GPU" : "CPU");
-      int first = 1;
-      for (int k = 0; k < SPS_SPMV_KIND_COUNT; k++)
-        if (sps_spmv_kind_available((sps_spmv_kind)k, kind)) {
-          fprintf(stderr, "%s %s", first ? "" : ",", sps_spmv_kind_name((sps_spmv_kind)k));
-          first = 0;
-        }
-      fputc('\n', stderr);
-      return CLI_EXIT_USAGE;
+      char list[512] = "";
+      size_t len = 0;
+      for (int k = 0; k < SPS_SPMV_KIND_COUNT && len < sizeof list; k++)
+        if (sps_spmv_kind_available((sps_spmv_kind)k, kind))
+          len += (size_t)snprintf(list + len, sizeof list - len, "%s %s", len ? "," : "",
+                                  sps_spmv_kind_name((sps_spmv_kind)k));
+      return cli_fail(SPS_ERR_UNSUPPORTED, CLI_EXIT_USAGE,
+                      "--spmv %s is not available on the %s in this build; choose one of%s",
+                      sps_spmv_kind_name(opt->spmv), kind == SPS_DEVICE_CUDA ? "GPU" : "CPU", list);
     }
   }
   return 0;
@@ -112,15 +127,16 @@ static int open_device(cli_state *s, const cli_options *opt, cli_report *r)
 static int load_matrix(cli_state *s, const cli_options *opt, cli_report *r)
 {
   double t0 = wall_seconds();
-  sps_status st = sps_matrix_read_mm(s->ctx, &s->A, opt->matrix_path, 0);
+  sps_status st = sps_matrix_read_mm(s->ctx, &s->A, opt->matrix_path,
+                                     opt->allow_nonfinite ? SPS_MM_ALLOW_NONFINITE : 0);
   r->t_load = wall_seconds() - t0;
   if (st != SPS_SUCCESS) return library_error(s, st, "cannot read A");
   st = sps_matrix_get_size(s->A, &r->nrows, &r->ncols, &r->nnz);
   if (st != SPS_SUCCESS) return library_error(s, st, "matrix size");
   if (r->nrows != r->ncols) {
-    fprintf(stderr, "spsolve: %s: A is %lld x %lld: a linear solve needs a square matrix\n",
-            opt->matrix_path, (long long)r->nrows, (long long)r->ncols);
-    return CLI_EXIT_USAGE;
+    return cli_fail(SPS_ERR_SIZE, CLI_EXIT_USAGE,
+                    "%s: A is %lld x %lld: a linear solve needs a square matrix", opt->matrix_path,
+                    (long long)r->nrows, (long long)r->ncols);
   }
   st = sps_matrix_get_symmetry(s->A, &r->symmetry);
   if (st != SPS_SUCCESS) return library_error(s, st, "matrix symmetry");
@@ -154,15 +170,15 @@ static int make_rhs(cli_state *s, const cli_options *opt, cli_report *r)
   int64_t n = r->nrows;
   sps_status st;
   if (opt->rhs == CLI_RHS_FILE) {
-    st = sps_vector_read_mm(s->ctx, &s->b, opt->rhs_path, 0);
+    st = sps_vector_read_mm(s->ctx, &s->b, opt->rhs_path,
+                           opt->allow_nonfinite ? SPS_MM_ALLOW_NONFINITE : 0);
     if (st != SPS_SUCCESS) return library_error(s, st, "cannot read b");
     int64_t len;
     st = sps_vector_get_size(s->b, &len);
     if (st != SPS_SUCCESS) return library_error(s, st, "vector size");
     if (len != n) {
-      fprintf(stderr, "spsolve: %s: b has %lld entries but A has %lld rows\n", opt->rhs_path,
-              (long long)len, (long long)n);
-      return CLI_EXIT_USAGE;
+      return cli_fail(SPS_ERR_SIZE, CLI_EXIT_USAGE, "%s: b has %lld entries but A has %lld rows",
+                      opt->rhs_path, (long long)len, (long long)n);
     }
   } else {
     st = sps_vector_create(s->ctx, &s->b, n);
@@ -175,9 +191,8 @@ static int make_rhs(cli_state *s, const cli_options *opt, cli_report *r)
         s->host_xs = malloc((size_t)(n > 0 ? n : 1) * sizeof *s->host_xs);
       if (!host_b || (opt->rhs == CLI_RHS_SOLUTION && !s->host_xs)) {
         free(host_b);
-        fprintf(stderr, "spsolve: out of memory for the right-hand side (%lld entries)\n",
-                (long long)n);
-        return CLI_EXIT_RUNTIME;
+        return cli_fail(SPS_ERR_HOST_MEMORY, CLI_EXIT_RUNTIME,
+                        "out of memory for the right-hand side (%lld entries)", (long long)n);
       }
       if (opt->rhs == CLI_RHS_RANDOM) {
         cli_random_fill(host_b, n, opt->seed);
@@ -283,8 +298,8 @@ static int finish(cli_state *s, const cli_options *opt, cli_report *r)
     int64_t n = r->nrows;
     s->host_x = malloc((size_t)(n > 0 ? n : 1) * sizeof *s->host_x);
     if (!s->host_x) {
-      fprintf(stderr, "spsolve: out of memory for the solution (%lld entries)\n", (long long)n);
-      return CLI_EXIT_RUNTIME;
+      return cli_fail(SPS_ERR_HOST_MEMORY, CLI_EXIT_RUNTIME,
+                      "out of memory for the solution (%lld entries)", (long long)n);
     }
     st = sps_vector_download(s->x, s->host_x, n);
     if (st != SPS_SUCCESS) return library_error(s, st, "cannot read x");
@@ -297,7 +312,7 @@ static int finish(cli_state *s, const cli_options *opt, cli_report *r)
   return 0;
 }
 
-static int solve(const cli_options *opt)
+static int solve(const cli_options *opt, int *reported)
 {
   cli_state s;
   cli_report r;
@@ -316,8 +331,10 @@ static int solve(const cli_options *opt)
     r.exit_code = r.reason > 0                  ? CLI_EXIT_CONVERGED
                   : r.reason == SPS_INTERRUPTED ? CLI_EXIT_INTERRUPTED
                                                 : CLI_EXIT_NOT_CONVERGED;
-    if (opt->json && !opt->quiet)
+    if (opt->json && !opt->quiet) {
       cli_report_json(stdout, &r);
+      *reported = 1;
+    }
     else if (!opt->quiet)
       cli_report_text(stdout, &r);
     code = r.exit_code;
@@ -326,11 +343,29 @@ static int solve(const cli_options *opt)
   return code;
 }
 
+/*
+ * Whether the command line asks for --json (and not -q), for an error met while parsing it:
+ * the options anywhere before a "--".
+ */
+static int json_requested(int argc, char **argv)
+{
+  int json = 0, quiet = 0;
+  for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+    json |= strcmp(argv[i], "--json") == 0;
+    quiet |= strcmp(argv[i], "-q") == 0 || strcmp(argv[i], "--quiet") == 0;
+  }
+  return json && !quiet;
+}
+
 int main(int argc, char **argv)
 {
   cli_options opt;
+  int reported = 0;
   int code = cli_parse_options(argc, argv, &opt);
-  if (code) return code;
+  if (code) {
+    if (json_requested(argc, argv)) cli_report_json_error(stdout, cli_last_error(), code);
+    return code;
+  }
   switch (opt.action) {
   case CLI_ACTION_HELP:
     cli_print_help();
@@ -347,10 +382,11 @@ int main(int argc, char **argv)
   case CLI_ACTION_SOLVE:
     break;
   }
-  code = solve(&opt);
-  if (fflush(stdout) != 0 && code < CLI_EXIT_USAGE) {
-    perror("spsolve: standard output");
-    code = CLI_EXIT_RUNTIME;
-  }
+  code = solve(&opt, &reported);
+  /* Scripts read --json: a failure is one JSON object too, with the status and the message. */
+  if (code >= CLI_EXIT_USAGE && opt.json && !opt.quiet && !reported)
+    cli_report_json_error(stdout, cli_last_error(), code);
+  if (fflush(stdout) != 0 && code < CLI_EXIT_USAGE)
+    code = cli_fail(SPS_ERR_IO, CLI_EXIT_RUNTIME, "standard output: %s", strerror(errno));
   return code;
 }

@@ -1,4 +1,4 @@
-/* mm_read.c: sps_matrix_read_mm and sps_vector_read_mm, Matrix Market files (plain or gzip) into CSR matrices and dense vectors. */
+/* mm_read.c: sps_matrix_read_mm and sps_vector_read_mm (files and memory buffers, plain or compressed) into CSR matrices and dense vectors. */
 #define _DEFAULT_SOURCE /* madvise and MADV_HUGEPAGE */
 #include <stdlib.h>
 #include <string.h>
@@ -15,12 +15,34 @@
  * off-diagonal a_ij is mirrored to a_ji = a_ij (symmetric) or a_ji = -a_ij (skew).
  */
 
-/* COO triplets with 0-based indices. */
-typedef struct coo {
+/*
+ * Memory follows the entries read, never the counts a file declares: the triplets are kept
+ * in chunks allocated as entries arrive (each at most as large as everything before it, so
+ * the memory is at most twice what was read, and nothing is copied), and the arrays sized
+ * by the row count are allocated only once every entry has been read and checked.
+ */
+
+/* One chunk of COO triplets with 0-based indices; i, j and v share one allocation, mem. */
+typedef struct coo_chunk {
   int32_t *i, *j;
   double *v;
+  void *mem;
+  int64_t n; /* triplets stored */
+  struct coo_chunk *next;
+} coo_chunk;
+
+/* COO triplets in chunks; cap is the room in the last chunk. */
+typedef struct coo {
+  coo_chunk *head, *tail;
   int64_t n, cap;
 } coo;
+
+/*
+ * The first chunk's triplets, and the largest chunk's (16 bytes a triplet: from 2^17 on, a
+ * chunk is a whole number of 2 MiB huge pages).
+ */
+#define MM_CHUNK_MIN (INT64_C(1) << 12)
+#define MM_CHUNK_MAX (INT64_C(1) << 21)
 
 /*
  * Large arrays are aligned to 2 MiB and marked for transparent huge pages where Linux
@@ -30,7 +52,9 @@ typedef struct coo {
 static sps_status big_alloc(sps_context *ctx, void **p, size_t count, size_t size, const char *what)
 {
   const size_t huge = (size_t)2 << 20;
-  if (size == 0 || count < (size_t)8 * huge / size || count > SIZE_MAX / size - huge)
+  /* Huge pages from 16 MiB, or from 2 MiB for a whole number of them (the entry chunks). */
+  if (size == 0 || count > SIZE_MAX / size - huge ||
+      (count < (size_t)8 * huge / size && (count * size < huge || count * size % huge != 0)))
     return sps_host_alloc(ctx, p, count, size, what);
   size_t bytes = (count * size + huge - 1) / huge * huge;
   SPS_CHECK(sps_host_alloc_aligned(ctx, p, huge, bytes, what));
@@ -40,41 +64,106 @@ static sps_status big_alloc(sps_context *ctx, void **p, size_t count, size_t siz
   return SPS_SUCCESS;
 }
 
+static void chunk_free(coo_chunk *k)
+{
+  if (!k) return;
+  sps_host_free(k->mem);
+  sps_host_free(k);
+}
+
 static void coo_free(coo *c)
 {
-  sps_host_free(c->i);
-  sps_host_free(c->j);
-  sps_host_free(c->v);
+  for (coo_chunk *k = c->head, *next; k; k = next) {
+    next = k->next;
+    chunk_free(k);
+  }
   memset(c, 0, sizeof *c);
 }
 
-/* Reallocate to hold cap triplets, keeping the first c->n. */
-static sps_status coo_reserve(sps_context *ctx, coo *c, int64_t cap)
+/*
+ * Append a chunk for the next triplets: as many as were read so far (at least
+ * MM_CHUNK_MIN, at most MM_CHUNK_MAX), and never more than the @p left the file declares.
+ */
+static sps_status coo_grow(sps_context *ctx, coo *c, int64_t left)
 {
-  coo d = {NULL, NULL, NULL, c->n, cap};
+  int64_t cap = c->n < MM_CHUNK_MIN ? MM_CHUNK_MIN : c->n > MM_CHUNK_MAX ? MM_CHUNK_MAX : c->n;
+  if (cap > left) cap = left;
+  if (cap < 1) cap = 1;
+  coo_chunk *k = NULL;
   sps_status st = SPS_SUCCESS;
-  SPS_TRY(big_alloc(ctx, (void **)&d.i, (size_t)cap, sizeof *d.i, "Matrix Market row indices"));
-  SPS_TRY(big_alloc(ctx, (void **)&d.j, (size_t)cap, sizeof *d.j, "Matrix Market column indices"));
-  SPS_TRY(big_alloc(ctx, (void **)&d.v, (size_t)cap, sizeof *d.v, "Matrix Market values"));
-  if (c->n) {
-    memcpy(d.i, c->i, (size_t)c->n * sizeof *d.i);
-    memcpy(d.j, c->j, (size_t)c->n * sizeof *d.j);
-    memcpy(d.v, c->v, (size_t)c->n * sizeof *d.v);
-  }
-  coo_free(c);
-  *c = d;
+  SPS_TRY(sps_host_calloc(ctx, (void **)&k, 1, sizeof *k, "Matrix Market entries"));
+  /* v first (8-byte aligned), then i and j. */
+  const size_t triplet = sizeof *k->v + sizeof *k->i + sizeof *k->j;
+  SPS_TRY(big_alloc(ctx, &k->mem, (size_t)cap, triplet, "Matrix Market entries"));
+  k->v = (double *)k->mem;
+  k->i = (int32_t *)(k->v + cap);
+  k->j = k->i + cap;
+  if (c->tail)
+    c->tail->next = k;
+  else
+    c->head = k;
+  c->tail = k;
+  c->cap = cap;
   return SPS_SUCCESS;
 cleanup:
-  coo_free(&d);
+  chunk_free(k);
   return st;
 }
 
-/* Entries reserved before any is read; more are added by doubling as they arrive. */
-#define MM_INITIAL_CAP (INT64_C(1) << 26)
+/*
+ * The row count the entries must justify before arrays of that many rows are allocated:
+ * above MM_SPARSE_ROWS rows, a file must declare at least one entry per MM_ROWS_PER_ENTRY
+ * rows. A matrix with fewer has at least seven empty rows in eight (a structurally singular
+ * system), and from a small file it is far more likely a corrupt size line; reading it would
+ * cost the memory of every row (16 GB for 2e9 rows) however few entries the file holds.
+ */
+#define MM_SPARSE_ROWS (INT64_C(1) << 24)
+#define MM_ROWS_PER_ENTRY 8
+
+static sps_status check_rows_justified(sps_mm_reader *r, const sps_mm_header *h, const char *what)
+{
+  if (h->nrows > MM_SPARSE_ROWS && h->nrows / MM_ROWS_PER_ENTRY > h->nnz)
+    return sps_mm_error(r, SPS_ERR_SIZE, h->size_line,
+                        "%lld rows but only %lld entries declared: more than %lld rows need at "
+                        "least one entry per %d rows, since the %s would take %lld MB for "
+                        "mostly empty rows (a corrupt size line?)",
+                        (long long)h->nrows, (long long)h->nnz, (long long)MM_SPARSE_ROWS,
+                        MM_ROWS_PER_ENTRY, what, (long long)(h->nrows / 125000));
+  return SPS_SUCCESS;
+}
 
 static const char *symm_name(sps_mm_symm s)
 {
   return s == SPS_MM_SYMMETRIC ? "symmetric" : s == SPS_MM_SKEW ? "skew-symmetric" : "general";
+}
+
+/* Where the next triplets go: the last chunk's arrays, its fill and its room. */
+typedef struct coo_cursor {
+  int32_t *i, *j;
+  double *v;
+  int64_t fill, cap;
+} coo_cursor;
+
+/* Start a new chunk for the k-th triplet and onwards (the last one is full). */
+static sps_status coo_next_chunk(sps_context *ctx, coo *c, coo_cursor *w, int64_t k,
+                                 int64_t declared)
+{
+  if (c->tail) c->tail->n = w->fill;
+  c->n = k;
+  SPS_CHECK(coo_grow(ctx, c, declared - k));
+  w->i = c->tail->i;
+  w->j = c->tail->j;
+  w->v = c->tail->v;
+  w->fill = 0;
+  w->cap = c->cap;
+  return SPS_SUCCESS;
+}
+
+/* Close the last chunk after k triplets. */
+static void coo_finish(coo *c, const coo_cursor *w, int64_t k)
+{
+  if (c->tail) c->tail->n = w->fill;
+  c->n = k;
 }
 
 /* Read the coordinate entries of a matrix file into c (0-based), checking every line. */
@@ -83,9 +172,11 @@ static sps_status read_entries(sps_mm_reader *r, const sps_mm_header *h, unsigne
   sps_context *ctx = r->ctx;
   const int64_t m = h->nrows, n = h->ncols, declared = h->nnz;
   int64_t k = 0;
+  coo_cursor w = {NULL, NULL, NULL, 0, 0};
+  sps_status st = SPS_SUCCESS;
   for (;;) {
     if (r->cur == r->end) {
-      SPS_CHECK(sps_mm_refill(r));
+      SPS_TRY(sps_mm_refill(r));
       if (r->cur == r->end) break;
     }
     const char *p = r->cur, *end = r->end;
@@ -94,38 +185,35 @@ static sps_status read_entries(sps_mm_reader *r, const sps_mm_header *h, unsigne
       sps_mm_entry e;
       int blank;
       const char *q = sps_mm_parse_line(r, h, p, line, flags, &e, &blank);
-      if (!q) return SPS_ERR_IO;
+      if (!q) SPS_TRY(SPS_ERR_IO);
       if (!blank) {
         if (k == declared)
-          return sps_mm_error(r, SPS_ERR_IO, line,
-                              "more entries than the %lld declared on line %lld",
-                              (long long)declared, (long long)h->size_line);
+          SPS_TRY(sps_mm_error(r, SPS_ERR_IO, line,
+                               "more entries than the %lld declared on line %lld",
+                               (long long)declared, (long long)h->size_line));
         if (e.i < 1 || e.i > m)
-          return sps_mm_error(r, SPS_ERR_IO, line, "row index %lld is outside 1..%lld",
-                              (long long)e.i, (long long)m);
+          SPS_TRY(sps_mm_error(r, SPS_ERR_IO, line, "row index %lld is outside 1..%lld",
+                               (long long)e.i, (long long)m));
         if (e.j < 1 || e.j > n)
-          return sps_mm_error(r, SPS_ERR_IO, line, "column index %lld is outside 1..%lld",
-                              (long long)e.j, (long long)n);
+          SPS_TRY(sps_mm_error(r, SPS_ERR_IO, line, "column index %lld is outside 1..%lld",
+                               (long long)e.j, (long long)n));
         if (h->symm != SPS_MM_GENERAL) {
           if (e.j > e.i)
-            return sps_mm_error(r, SPS_ERR_IO, line,
-                                "entry (%lld, %lld) lies above the diagonal; a %s file stores "
-                                "the lower triangle only",
-                                (long long)e.i, (long long)e.j, symm_name(h->symm));
+            SPS_TRY(sps_mm_error(r, SPS_ERR_IO, line,
+                                 "entry (%lld, %lld) lies above the diagonal; a %s file stores "
+                                 "the lower triangle only",
+                                 (long long)e.i, (long long)e.j, symm_name(h->symm)));
           if (e.j == e.i && h->symm == SPS_MM_SKEW)
-            return sps_mm_error(r, SPS_ERR_IO, line,
-                                "diagonal entry (%lld, %lld) in a skew-symmetric file, whose "
-                                "diagonal is zero",
-                                (long long)e.i, (long long)e.j);
+            SPS_TRY(sps_mm_error(r, SPS_ERR_IO, line,
+                                 "diagonal entry (%lld, %lld) in a skew-symmetric file, whose "
+                                 "diagonal is zero",
+                                 (long long)e.i, (long long)e.j));
         }
-        if (k == c->cap) {
-          int64_t cap = c->cap > declared / 2 ? declared : 2 * c->cap;
-          c->n = k;
-          SPS_CHECK(coo_reserve(ctx, c, cap));
-        }
-        c->i[k] = (int32_t)(e.i - 1);
-        c->j[k] = (int32_t)(e.j - 1);
-        c->v[k] = e.v;
+        if (w.fill == w.cap) SPS_TRY(coo_next_chunk(ctx, c, &w, k, declared));
+        w.i[w.fill] = (int32_t)(e.i - 1);
+        w.j[w.fill] = (int32_t)(e.j - 1);
+        w.v[w.fill] = e.v;
+        w.fill++;
         k++;
       }
       p = q;
@@ -134,13 +222,25 @@ static sps_status read_entries(sps_mm_reader *r, const sps_mm_header *h, unsigne
     r->cur = r->end;
     r->line = line - 1;
   }
-  c->n = k;
   if (k < declared)
-    return sps_mm_error(r, SPS_ERR_IO, r->line + 1,
-                        "the file ends after %lld of the %lld entries declared on line %lld",
-                        (long long)k, (long long)declared, (long long)h->size_line);
-  return SPS_SUCCESS;
+    SPS_TRY(sps_mm_error(r, SPS_ERR_IO, r->line + 1,
+                         "the file ends after %lld of the %lld entries declared on line %lld",
+                         (long long)k, (long long)declared, (long long)h->size_line));
+cleanup:
+  coo_finish(c, &w, k);
+  return st;
 }
+
+/* Every triplet of c, chunk by chunk: BODY sees ci, cj, cv (the triplet's row, column, value). */
+#define COO_FOR_EACH(c, BODY)                                                              \
+  for (const coo_chunk *q_ = (c)->head; q_; q_ = q_->next)                                 \
+    for (int64_t t_ = 0; t_ < q_->n; t_++) {                                               \
+      const int32_t ci = q_->i[t_], cj = q_->j[t_];                                        \
+      const double cv = q_->v[t_];                                                         \
+      (void)cj;                                                                            \
+      (void)cv;                                                                            \
+      BODY                                                                                 \
+    }
 
 /*
  * Canonical CSR from the file's entries c, adding the mirror of each off-diagonal entry
@@ -155,18 +255,15 @@ static sps_status coo_to_csr(sps_context *ctx, int64_t nrows, const coo *c, doub
   int32_t *colind = NULL;
   double *values = NULL;
   sps_status st = SPS_SUCCESS;
-  const int64_t n = c->n;
   SPS_TRY(big_alloc(ctx, (void **)&rowptr, (size_t)nrows + 1, sizeof *rowptr, "CSR row offsets"));
   memset(rowptr, 0, ((size_t)nrows + 1) * sizeof *rowptr);
   /* rowptr[i + 1] <- entries of row i */
-  int64_t total = n;
-  for (int64_t k = 0; k < n; k++) rowptr[c->i[k] + 1]++;
-  if (mirror_sign != 0.0)
-    for (int64_t k = 0; k < n; k++)
-      if (c->i[k] != c->j[k]) {
-        rowptr[c->j[k] + 1]++;
-        total++;
-      }
+  int64_t total = c->n;
+  COO_FOR_EACH(c, rowptr[ci + 1]++;)
+  if (mirror_sign != 0.0) COO_FOR_EACH(c, if (ci != cj) {
+      rowptr[cj + 1]++;
+      total++;
+    })
   SPS_TRY(big_alloc(ctx, (void **)&colind, (size_t)total, sizeof *colind, "CSR column indices"));
   SPS_TRY(big_alloc(ctx, (void **)&values, (size_t)total, sizeof *values, "CSR values"));
   /* rowptr[i] <- start of row i, advanced as entries are placed, so it ends at row i + 1 */
@@ -176,18 +273,16 @@ static sps_status coo_to_csr(sps_context *ctx, int64_t nrows, const coo *c, doub
     rowptr[i] = sum;
     sum += len;
   }
-  for (int64_t k = 0; k < n; k++) {
-    int64_t p = rowptr[c->i[k]]++;
-    colind[p] = c->j[k];
-    values[p] = c->v[k];
-  }
-  if (mirror_sign != 0.0)
-    for (int64_t k = 0; k < n; k++)
-      if (c->i[k] != c->j[k]) {
-        int64_t p = rowptr[c->j[k]]++;
-        colind[p] = c->i[k];
-        values[p] = mirror_sign * c->v[k];
-      }
+  COO_FOR_EACH(c, {
+    int64_t p = rowptr[ci]++;
+    colind[p] = cj;
+    values[p] = cv;
+  })
+  if (mirror_sign != 0.0) COO_FOR_EACH(c, if (ci != cj) {
+      int64_t p = rowptr[cj]++;
+      colind[p] = ci;
+      values[p] = mirror_sign * cv;
+    })
   for (int64_t i = nrows; i > 0; i--) rowptr[i] = rowptr[i - 1];
   rowptr[0] = 0;
   int64_t nnz;
@@ -203,21 +298,17 @@ cleanup:
   return st;
 }
 
-sps_status sps_matrix_read_mm(sps_context *ctx, sps_matrix **A, const char *path, unsigned flags)
+/* Read a matrix from an opened reader, which is closed before returning. */
+static sps_status read_matrix(sps_context *ctx, sps_matrix **A, sps_mm_reader *r, unsigned flags)
 {
-  if (!ctx) return SPS_ERR_ARGUMENT;
-  SPS_CHECK_ARG(ctx, A, "A");
-  *A = NULL;
-  SPS_CHECK_ARG(ctx, path, "path");
-  sps_mm_reader r;
   sps_mm_header h;
-  coo c = {NULL, NULL, NULL, 0, 0};
+  coo c = {NULL, NULL, 0, 0};
   int64_t *rowptr = NULL;
   int32_t *colind = NULL;
   double *values = NULL;
   sps_status st = SPS_SUCCESS;
-  SPS_TRY(sps_mm_open(ctx, &r, path));
-  SPS_TRY(sps_mm_read_header(&r, &h));
+  const char *path = r->path;
+  SPS_TRY(sps_mm_read_header(r, &h));
   if (h.field == SPS_MM_COMPLEX || h.symm == SPS_MM_HERMITIAN)
     SPS_TRY_FAIL(ctx, SPS_ERR_UNSUPPORTED,
                  "%s:1: complex and hermitian matrices are not supported (real only)", path);
@@ -228,10 +319,9 @@ sps_status sps_matrix_read_mm(sps_context *ctx, sps_matrix **A, const char *path
     SPS_TRY_FAIL(ctx, SPS_ERR_SIZE,
                  "%s:%lld: %lld x %lld exceeds the 32-bit index limit of %d rows and columns",
                  path, (long long)h.size_line, (long long)h.nrows, (long long)h.ncols, INT32_MAX);
-
-  SPS_TRY(coo_reserve(ctx, &c, h.nnz < MM_INITIAL_CAP ? h.nnz : MM_INITIAL_CAP));
-  SPS_TRY(read_entries(&r, &h, flags, &c));
-  sps_mm_close(&r);
+  SPS_TRY(check_rows_justified(r, &h, "row offsets"));
+  SPS_TRY(read_entries(r, &h, flags, &c));
+  sps_mm_close(r);
   const double mirror_sign = h.symm == SPS_MM_SYMMETRIC ? 1.0 : h.symm == SPS_MM_SKEW ? -1.0 : 0.0;
   SPS_TRY(coo_to_csr(ctx, h.nrows, &c, mirror_sign, &rowptr, &colind, &values));
   coo_free(&c);
@@ -241,7 +331,7 @@ sps_status sps_matrix_read_mm(sps_context *ctx, sps_matrix **A, const char *path
   /* sps_matrix_adopt_csr owns the arrays from here, and frees them if it fails. */
   return sps_matrix_adopt_csr(ctx, A, h.nrows, h.ncols, rowptr, colind, values, sym);
 cleanup:
-  sps_mm_close(&r);
+  sps_mm_close(r);
   coo_free(&c);
   sps_host_free(rowptr);
   sps_host_free(colind);
@@ -249,19 +339,49 @@ cleanup:
   return st;
 }
 
-sps_status sps_vector_read_mm(sps_context *ctx, sps_vector **v, const char *path, unsigned flags)
+sps_status sps_matrix_read_mm(sps_context *ctx, sps_matrix **A, const char *path, unsigned flags)
 {
   if (!ctx) return SPS_ERR_ARGUMENT;
-  SPS_CHECK_ARG(ctx, v, "v");
-  *v = NULL;
+  SPS_CHECK_ARG(ctx, A, "A");
+  *A = NULL;
   SPS_CHECK_ARG(ctx, path, "path");
   sps_mm_reader r;
+  sps_status st = sps_mm_open(ctx, &r, path);
+  if (st != SPS_SUCCESS) {
+    sps_mm_close(&r);
+    return st;
+  }
+  return read_matrix(ctx, A, &r, flags);
+}
+
+sps_status sps_matrix_read_mm_buffer(sps_context *ctx, sps_matrix **A, const void *data,
+                                     size_t size, const char *name, unsigned flags)
+{
+  if (!ctx) return SPS_ERR_ARGUMENT;
+  SPS_CHECK_ARG(ctx, A, "A");
+  *A = NULL;
+  SPS_CHECK_ARG(ctx, data || size == 0, "data");
+  sps_mm_reader r;
+  sps_status st = sps_mm_open_buffer(ctx, &r, data ? data : "", size, name ? name : "<buffer>");
+  if (st != SPS_SUCCESS) {
+    sps_mm_close(&r);
+    return st;
+  }
+  return read_matrix(ctx, A, &r, flags);
+}
+
+/* Read a vector from an opened reader, which is closed before returning. */
+static sps_status read_vector(sps_context *ctx, sps_vector **v, sps_mm_reader *r, unsigned flags)
+{
   sps_mm_header h;
+  coo c = {NULL, NULL, 0, 0};
+  coo_cursor w = {NULL, NULL, NULL, 0, 0};
   double *x = NULL;
   sps_vector *out = NULL;
   sps_status st = SPS_SUCCESS;
-  SPS_TRY(sps_mm_open(ctx, &r, path));
-  SPS_TRY(sps_mm_read_header(&r, &h));
+  const char *path = r->path;
+  int64_t k = 0;
+  SPS_TRY(sps_mm_read_header(r, &h));
   if (h.field == SPS_MM_COMPLEX || h.symm == SPS_MM_HERMITIAN)
     SPS_TRY_FAIL(ctx, SPS_ERR_UNSUPPORTED,
                  "%s:1: complex vectors are not supported (real only)", path);
@@ -274,55 +394,103 @@ sps_status sps_vector_read_mm(sps_context *ctx, sps_vector **v, const char *path
   if (h.ncols != 1)
     SPS_TRY_FAIL(ctx, SPS_ERR_SIZE, "%s:%lld: a vector file has one column, this one has %lld",
                  path, (long long)h.size_line, (long long)h.ncols);
-  SPS_TRY(sps_host_calloc(ctx, (void **)&x, (size_t)h.nrows, sizeof *x, "vector values"));
-  int64_t k = 0;
+  if (h.nrows > INT32_MAX)
+    SPS_TRY_FAIL(ctx, SPS_ERR_SIZE, "%s:%lld: %lld values exceed the 32-bit index limit of %d",
+                 path, (long long)h.size_line, (long long)h.nrows, INT32_MAX);
+  if (h.format == SPS_MM_COORDINATE) SPS_TRY(check_rows_justified(r, &h, "vector"));
+  /* The values (array) or the (row, value) pairs (coordinate), kept until the file is read. */
   for (;;) {
-    if (r.cur == r.end) {
-      SPS_TRY(sps_mm_refill(&r));
-      if (r.cur == r.end) break;
+    if (r->cur == r->end) {
+      SPS_TRY(sps_mm_refill(r));
+      if (r->cur == r->end) break;
     }
-    const char *p = r.cur;
-    int64_t line = r.line + 1;
-    while (p < r.end) {
+    const char *p = r->cur;
+    int64_t line = r->line + 1;
+    while (p < r->end) {
       sps_mm_entry e;
       int blank;
-      const char *q = sps_mm_parse_line(&r, &h, p, line, flags, &e, &blank);
+      const char *q = sps_mm_parse_line(r, &h, p, line, flags, &e, &blank);
       if (!q) SPS_TRY(SPS_ERR_IO);
       if (!blank) {
         if (k == h.nnz)
-          SPS_TRY(sps_mm_error(&r, SPS_ERR_IO, line,
+          SPS_TRY(sps_mm_error(r, SPS_ERR_IO, line,
                                "more entries than the %lld declared on line %lld",
                                (long long)h.nnz, (long long)h.size_line));
-        if (h.format == SPS_MM_ARRAY) {
-          x[k] = e.v;
-        } else {
+        if (h.format == SPS_MM_COORDINATE) {
           if (e.i < 1 || e.i > h.nrows)
-            SPS_TRY(sps_mm_error(&r, SPS_ERR_IO, line, "row index %lld is outside 1..%lld",
+            SPS_TRY(sps_mm_error(r, SPS_ERR_IO, line, "row index %lld is outside 1..%lld",
                                  (long long)e.i, (long long)h.nrows));
           if (e.j != 1)
-            SPS_TRY(sps_mm_error(&r, SPS_ERR_IO, line, "column index %lld is outside 1..1",
+            SPS_TRY(sps_mm_error(r, SPS_ERR_IO, line, "column index %lld is outside 1..1",
                                  (long long)e.j));
-          x[e.i - 1] += e.v;
+        } else {
+          e.i = k + 1;
         }
+        if (w.fill == w.cap) SPS_TRY(coo_next_chunk(ctx, &c, &w, k, h.nnz));
+        w.i[w.fill] = (int32_t)(e.i - 1);
+        w.j[w.fill] = 0;
+        w.v[w.fill] = e.v;
+        w.fill++;
         k++;
       }
       p = q;
       line++;
     }
-    r.cur = r.end;
-    r.line = line - 1;
+    r->cur = r->end;
+    r->line = line - 1;
   }
+  coo_finish(&c, &w, k);
   if (k < h.nnz)
-    SPS_TRY(sps_mm_error(&r, SPS_ERR_IO, r.line + 1,
+    SPS_TRY(sps_mm_error(r, SPS_ERR_IO, r->line + 1,
                          "the file ends after %lld of the %lld entries declared on line %lld",
                          (long long)k, (long long)h.nnz, (long long)h.size_line));
+  sps_mm_close(r);
+  SPS_TRY(sps_host_calloc(ctx, (void **)&x, (size_t)h.nrows, sizeof *x, "vector values"));
+  if (h.format == SPS_MM_ARRAY)
+    COO_FOR_EACH(&c, x[ci] = cv;) /* as written, -0 included */
+  else
+    COO_FOR_EACH(&c, x[ci] += cv;) /* duplicates of a coordinate file are summed */
+  coo_free(&c);
   SPS_TRY(sps_vector_create(ctx, &out, h.nrows));
   SPS_TRY(sps_vector_upload(out, x, h.nrows));
   *v = out;
   out = NULL;
 cleanup:
-  sps_mm_close(&r);
+  coo_finish(&c, &w, k);
+  sps_mm_close(r);
+  coo_free(&c);
   sps_host_free(x);
   sps_vector_destroy(&out);
   return st;
+}
+
+sps_status sps_vector_read_mm(sps_context *ctx, sps_vector **v, const char *path, unsigned flags)
+{
+  if (!ctx) return SPS_ERR_ARGUMENT;
+  SPS_CHECK_ARG(ctx, v, "v");
+  *v = NULL;
+  SPS_CHECK_ARG(ctx, path, "path");
+  sps_mm_reader r;
+  sps_status st = sps_mm_open(ctx, &r, path);
+  if (st != SPS_SUCCESS) {
+    sps_mm_close(&r);
+    return st;
+  }
+  return read_vector(ctx, v, &r, flags);
+}
+
+sps_status sps_vector_read_mm_buffer(sps_context *ctx, sps_vector **v, const void *data,
+                                     size_t size, const char *name, unsigned flags)
+{
+  if (!ctx) return SPS_ERR_ARGUMENT;
+  SPS_CHECK_ARG(ctx, v, "v");
+  *v = NULL;
+  SPS_CHECK_ARG(ctx, data || size == 0, "data");
+  sps_mm_reader r;
+  sps_status st = sps_mm_open_buffer(ctx, &r, data ? data : "", size, name ? name : "<buffer>");
+  if (st != SPS_SUCCESS) {
+    sps_mm_close(&r);
+    return st;
+  }
+  return read_vector(ctx, v, &r, flags);
 }

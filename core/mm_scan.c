@@ -34,6 +34,8 @@ static int token_len(const char *p)
 
 sps_status sps_mm_error(sps_mm_reader *r, sps_status code, int64_t line, const char *fmt, ...)
 {
+  sps_status pending = sps_mm_take_pending(r, line, 1);
+  if (pending != SPS_SUCCESS) return pending;
   char msg[SPS_ERRMSG_LEN];
   va_list ap;
   va_start(ap, fmt);
@@ -161,8 +163,10 @@ slow:
 }
 
 /*
- * A signed decimal integer of at most 18 digits (so it cannot overflow int64_t); returns
- * the end, or NULL when there is no digit or too many. *too_big is set for the latter.
+ * A signed decimal integer of at most 18 significant digits (so it fits int64_t with room to
+ * spare); returns the end, or NULL when there is no digit or when there are more digits,
+ * which also sets *too_big. The digits accumulate in an unsigned integer, whose wrap-around
+ * on a long digit string is defined (and then ignored), so no input can overflow.
  */
 static const char *parse_int(const char *p, int64_t *v, int *too_big)
 {
@@ -175,17 +179,17 @@ static const char *parse_int(const char *p, int64_t *v, int *too_big)
   const char *start = p;
   while (*p == '0') p++;
   const char *sig = p;
-  int64_t x = 0;
+  uint64_t x = 0;
   while ((unsigned)(*p - '0') < 10u) {
-    x = x * 10 + (*p - '0');
+    x = x * 10 + (uint64_t)(*p - '0');
     p++;
-    if (p - sig > 18) {
-      *too_big = 1;
-      return NULL;
-    }
   }
   if (p == start) return NULL;
-  *v = neg ? -x : x;
+  if (p - sig > 18) {
+    *too_big = 1;
+    return NULL;
+  }
+  *v = neg ? -(int64_t)x : (int64_t)x;
   return p;
 }
 
@@ -351,7 +355,8 @@ const char *sps_mm_parse_line(sps_mm_reader *r, const sps_mm_header *h, const ch
       return NULL;
     }
     if (!t || !is_blank(*t)) {
-      sps_mm_error(r, SPS_ERR_IO, line, "bad row index '%.*s'", token_len(q), q);
+      sps_mm_error(r, SPS_ERR_IO, line, big ? "row index '%.*s' is too large" : "bad row index '%.*s'",
+                   token_len(q), q);
       return NULL;
     }
     q = skip_blanks(t);
@@ -361,7 +366,9 @@ const char *sps_mm_parse_line(sps_mm_reader *r, const sps_mm_header *h, const ch
     }
     t = parse_int(q, &e->j, &big);
     if (!t || !is_delim(*t)) {
-      sps_mm_error(r, SPS_ERR_IO, line, "bad column index '%.*s'", token_len(q), q);
+      sps_mm_error(r, SPS_ERR_IO, line,
+                   big ? "column index '%.*s' is too large" : "bad column index '%.*s'",
+                   token_len(q), q);
       return NULL;
     }
     q = skip_blanks(t);

@@ -22,27 +22,44 @@ struct sps_mm_pipe;
 
 /*
  * A reader hands out the file as blocks of whole lines: [cur, end) where end[-1] is '\n'
- * (a final line without one gets it appended) and *end is '\0', so parsers scan without
- * bounds checks. `line` counts the lines consumed, so the one at cur is line + 1. With two
- * OpenMP threads available, a second thread decompresses the next block while the
- * caller parses this one.
+ * (a final line without one gets it appended), so parsers scan each line up to its '\n'
+ * without bounds checks. `line` counts the lines consumed, so the one at cur is line + 1.
+ * The compression is told by the magic number of the data, not by the name. A line longer
+ * than a block (4 MiB) is refused, and the banner is checked in the first block, so no
+ * input is ever held whole. A truncated or corrupt compressed stream, or trailing data after
+ * it, is reported when the parser reaches it, naming the line reached.
  */
 typedef struct sps_mm_reader {
   sps_context *ctx;
-  const char *path;
+  const char *path; /* the file, or the name given to a buffer, for messages */
+  const char *suffix; /* a compression suffix of the name (".gz") on uncompressed data */
   struct sps_mm_pipe *pipe;
   char *cur, *end;
   int64_t line;
 } sps_mm_reader;
 
-/* Open @p path (plain or gzip); the message names the file and gives strerror on failure. */
+/* Open @p path (plain, gzip, xz or bzip2); the message names the file and gives strerror on failure. */
 sps_status sps_mm_open(sps_context *ctx, sps_mm_reader *r, const char *path);
+/* Read @p size bytes at @p data (not copied; they must outlive the reader), named @p name in messages. */
+sps_status sps_mm_open_buffer(sps_context *ctx, sps_mm_reader *r, const void *data, size_t size,
+                              const char *name);
 /* Close and free everything (safe on a reader whose open failed or was never called after zeroing). */
 void sps_mm_close(sps_mm_reader *r);
 /* Make the next block current; afterwards cur == end means the end of the file. */
 sps_status sps_mm_refill(sps_mm_reader *r);
 
-/* Record "path:line: message" on the context and return @p code. */
+/*
+ * Report a decoding failure found ahead of the parser (a corrupt or truncated compressed
+ * stream, trailing data) as at @p line and return its status; SPS_SUCCESS when there is
+ * none, or when @p corrupt_only and the failure is not corruption.
+ */
+sps_status sps_mm_take_pending(sps_mm_reader *r, int64_t line, int corrupt_only);
+
+/*
+ * Record "path:line: message" on the context and return @p code; when the decoder has
+ * already found the stream corrupt, that is reported instead, as the likely cause (the text
+ * decoded before a failed check may be wrong too).
+ */
 sps_status sps_mm_error(sps_mm_reader *r, sps_status code, int64_t line, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))

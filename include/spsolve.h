@@ -331,16 +331,36 @@ sps_status sps_matrix_wrap_csr(sps_context *ctx, sps_matrix **A, int64_t nrows, 
                                const int64_t *rowptr, const int32_t *rowptr32,
                                const int32_t *colind, const double *values);
 /**
- * Read a Matrix Market file (`.mtx`, or `.mtx.gz` when built with zlib): coordinate real,
- * integer or pattern; general, symmetric or skew-symmetric (expanded to full storage).
- * Duplicates are summed, explicit zeros kept, rows sorted by column.
+ * Read a Matrix Market file: coordinate real, integer or pattern; general, symmetric or
+ * skew-symmetric (expanded to full storage). Duplicates are summed, explicit zeros kept,
+ * rows sorted by column.
+ *
+ * The data may be gzip, xz or bzip2 compressed when the library is built with zlib,
+ * liblzma and libbz2 (`spsolve --version` lists them); the compression is told from the
+ * data's first bytes, not from the name. Several gzip members (or xz or bzip2 streams) one
+ * after another are read as one text, as gzip(1) does; any other data after the last one is
+ * refused. Memory follows the entries read, not the counts the file declares: a file that
+ * declares more than 2^24 rows must declare at least one entry per 8 rows (otherwise
+ * ::SPS_ERR_SIZE), and a line longer than 4 MiB is refused.
  * @param[in] flags 0 or ::SPS_MM_ALLOW_NONFINITE
  * @return ::SPS_SUCCESS; ::SPS_ERR_IO naming the file and line of the bad input (missing
- *         file, bad header, truncation, bad number, index out of range, NaN/Inf);
- *         ::SPS_ERR_UNSUPPORTED for complex, hermitian or array matrices; ::SPS_ERR_SIZE;
- *         memory statuses.
+ *         file, bad header, truncation, bad number, index out of range, NaN/Inf, a truncated
+ *         or corrupt compressed stream, trailing data after it); ::SPS_ERR_UNSUPPORTED for
+ *         complex, hermitian or array matrices and for a compression this build cannot read;
+ *         ::SPS_ERR_SIZE (sizes above the 32-bit index limit, or not justified by the
+ *         entries); memory statuses.
  */
 sps_status sps_matrix_read_mm(sps_context *ctx, sps_matrix **A, const char *path, unsigned flags);
+/**
+ * Read a Matrix Market matrix from memory: the bytes of a file (plain or compressed, as
+ * sps_matrix_read_mm() reads them), for data that never was a file (downloaded, embedded,
+ * taken from a database). The buffer is read, not kept.
+ * @param[in] data  @p size bytes (may be NULL when size is 0)
+ * @param[in] name  what messages call the data in place of a file name ("<buffer>" if NULL)
+ * @return as sps_matrix_read_mm(); ::SPS_ERR_ARGUMENT for a NULL @p A or @p data.
+ */
+sps_status sps_matrix_read_mm_buffer(sps_context *ctx, sps_matrix **A, const void *data,
+                                     size_t size, const char *name, unsigned flags);
 /** Rows, columns and stored entries (any pointer may be NULL). */
 sps_status sps_matrix_get_size(const sps_matrix *A, int64_t *nrows, int64_t *ncols, int64_t *nnz);
 /** The symmetry declared by the source, or found by sps_matrix_check_symmetry(). */
@@ -408,9 +428,13 @@ sps_status sps_vector_copy(const sps_vector *src, sps_vector *dst);
 sps_status sps_vector_norm2(const sps_vector *v, double *norm);
 /**
  * Read a dense vector from a Matrix Market file: `array` real/integer with one column, or
- * `coordinate` n x 1. Same error reporting as sps_matrix_read_mm().
+ * `coordinate` n x 1 (entries not given are 0, duplicates summed). Same compression, limits
+ * and error reporting as sps_matrix_read_mm().
  */
 sps_status sps_vector_read_mm(sps_context *ctx, sps_vector **v, const char *path, unsigned flags);
+/** Read a Matrix Market vector from memory, as sps_matrix_read_mm_buffer() reads a matrix. */
+sps_status sps_vector_read_mm_buffer(sps_context *ctx, sps_vector **v, const void *data,
+                                     size_t size, const char *name, unsigned flags);
 /** Write the vector as a Matrix Market `array real general` file with 17 significant digits. */
 sps_status sps_vector_write_mm(const sps_vector *v, const char *path);
 /** Destroy a vector (NULL allowed) and set the pointer to NULL. */

@@ -1,5 +1,5 @@
 #!/bin/sh
-# json.sh: spsolve --json is one valid JSON object with the expected keys and values; auto picks CG or GMRES from the matrix.
+# json.sh: spsolve --json is one valid JSON object with the expected keys and values (an error object on exit 2 or 3); auto picks CG or GMRES from the matrix.
 . "${SPS_SRCDIR:-.}/tests/cli/common.sh"
 nos3=$(matrix nos3)
 orsreg=$(matrix orsreg_1)
@@ -68,5 +68,62 @@ cp "$nos3" "$tmp/we\"ird\\name.mtx"
 expect_rc 0 "file name with a quote and a backslash" --device cpu --json "$tmp/we\"ird\\name.mtx"
 json_checks <<'EOT'
 the name comes back unchanged | d["matrix"].endswith('we"ird\\name.mtx')
+EOT
+# Exit 2 and 3 print one JSON object with the error on stdout, since scripts read stdout.
+nan=$SPS_TEST_DATA/bad/nan_value.mtx
+expect_rc 2 "--json on a file with NaN" --device cpu --json "$nan"
+json_checks <<'EOT'
+an error object: failed true, exit_code 2 | d["failed"] is True and d["exit_code"] == 2
+its status is SPS_ERR_IO with the status text | d["status"] == "SPS_ERR_IO" and d["status_text"].startswith("input/output error")
+the message names the file and line 4 | "nan_value.mtx:4: value 'nan' is not finite" in d["message"]
+the message names the tool's option, not the API flag | "--allow-nonfinite" in d["message"] and "SPS_MM_ALLOW_NONFINITE" not in d["message"]
+no report keys | "iterations" not in d and "reason" not in d
+EOT
+check "stderr has the same message" err_has "nan_value.mtx:4: value 'nan' is not finite (use --allow-nonfinite"
+
+expect_rc 1 "--allow-nonfinite reads the NaN (then the solve stops on it)" --device cpu --json --allow-nonfinite "$nan"
+json_checks <<'EOT'
+a report, not a failure: the solve stopped on NaN | "failed" not in d and d["reason"] == "SPS_DIVERGED_NAN" and d["exit_code"] == 1
+EOT
+
+expect_rc 2 "--json with a bad option value after it" --json --maxit=x "$nos3"
+json_checks <<'EOT'
+a usage error: SPS_ERR_ARGUMENT, exit 2, the option named | d["failed"] is True and d["status"] == "SPS_ERR_ARGUMENT" and d["exit_code"] == 2 and "'x' for --maxit" in d["message"]
+EOT
+expect_rc 2 "--json after an unknown option" --no-such-option --json "$nos3"
+json_checks <<'EOT'
+an unknown option before --json still gives the error object | d["failed"] is True and "unknown option '--no-such-option'" in d["message"]
+EOT
+expect_rc 2 "--json on a rectangular matrix" --device cpu --json "$(matrix ash219)"
+json_checks <<'EOT'
+a tool-level input error: SPS_ERR_SIZE, the sizes named | d["status"] == "SPS_ERR_SIZE" and "219 x 85" in d["message"] and d["exit_code"] == 2
+EOT
+expect_rc 2 "-q --json on bad input" --device cpu -q --json "$nan"
+check "-q prints nothing on stdout, even with --json" test ! -s "$tmp/out"
+expect_rc 2 "-q --json with a bad option" -q --json --maxit=0 "$nos3"
+check "-q prints nothing on stdout for a usage error either" test ! -s "$tmp/out"
+expect_rc 2 "an argument after -- that looks like --json" --device cpu -- "$nan" --json
+check "after --, --json is a file name: no JSON" test ! -s "$tmp/out"
+
+# Exit 3: host memory runs out (the data segment limited to 60 MB; a 1M-row system needs more).
+if (ulimit -d 60000) 2>/dev/null; then
+  big=$tmp/diag1m.mtx
+  { echo '%%MatrixMarket matrix coordinate real general'; echo 1048576 1048576 1048576
+    awk 'BEGIN { for (i = 1; i <= 1048576; i++) print i, i, 2 }'; } >"$big"
+  (ulimit -d 60000; "$SPSOLVE" --device cpu --json "$big" >"$tmp/out" 2>"$tmp/err"); rc=$?
+  if [ "$rc" -eq 3 ]; then ok "out of host memory: exit 3"; else not_ok "out of host memory: exit $rc, expected 3"; diag "$tmp/err"; fi
+  json_checks <<'EOT'
+a runtime error object: SPS_ERR_HOST_MEMORY, exit_code 3 | d["failed"] is True and d["status"] == "SPS_ERR_HOST_MEMORY" and d["exit_code"] == 3 and "memory" in d["message"]
+EOT
+  rm -f "$big"
+else
+  skip "out of host memory: exit 3" "ulimit -d is not available"
+fi
+
+# A message with bytes that are not UTF-8 (a token of a binary file) is still valid JSON.
+printf '%%%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 \377\376\n' >"$tmp/binary.mtx"
+expect_rc 2 "--json on a value that is not UTF-8" --device cpu --json "$tmp/binary.mtx"
+json_checks <<'EOT'
+the bad bytes become U+FFFD in the message | d["failed"] is True and "\ufffd\ufffd" in d["message"]
 EOT
 finish

@@ -64,6 +64,22 @@ static void expect_bad_vector(const char *name, sps_status want, int line, const
   if (!ok) sps_diag("got %s, v %s, message: %s", sps_status_name(st), v ? "set" : "NULL", msg);
 }
 
+/* The CSR of A equals the given arrays exactly, with every row sorted. */
+static int csr_equals(const sps_matrix *A, int64_t m, const int64_t *rp, const int32_t *ci,
+                      const double *va)
+{
+  const int64_t *r;
+  const int32_t *c;
+  const double *v;
+  if (!A) return 0;
+  sps_matrix_get_csr(A, &r, &c, &v);
+  for (int64_t i = 0; i <= m; i++)
+    if (r[i] != rp[i]) return 0;
+  for (int64_t k = 0; k < rp[m]; k++)
+    if (c[k] != ci[k] || memcmp(&v[k], &va[k], sizeof(double)) != 0) return 0;
+  return 1;
+}
+
 static void test_bad_input(void)
 {
   expect_bad_matrix("empty.mtx", SPS_ERR_IO, 1, "empty file");
@@ -105,10 +121,49 @@ static void test_bad_input(void)
   expect_bad_matrix("array_matrix.mtx", SPS_ERR_UNSUPPORTED, 1, "array");
   expect_bad_matrix("array_pattern.mtx", SPS_ERR_IO, 1, "pattern");
   expect_bad_matrix("does_not_exist.mtx", SPS_ERR_IO, 0, "cannot open: No such file or directory");
+  expect_bad_matrix("index_overflow.mtx", SPS_ERR_IO, 3,
+                    "row index '99999999999999999999999' is too large");
+  expect_bad_matrix("size_nnz_overflow.mtx", SPS_ERR_SIZE, 2,
+                    "entry count 9223372036854775808 is too large");
+  /* Memory follows the entries: a declared size alone allocates nothing. */
+  expect_bad_matrix("rows_unjustified.mtx", SPS_ERR_SIZE, 2,
+                    "2013502103 rows but only 1 entries declared");
+  expect_bad_matrix("rows_unjustified_square.mtx", SPS_ERR_SIZE, 2,
+                    "200000000 rows but only 1 entries declared");
+  expect_bad_matrix("declared_many.mtx", SPS_ERR_IO, 4,
+                    "ends after 1 of the 1000000000000 entries");
+  /* Compression: told from the data, each failure named. */
+  expect_bad_matrix("not_gzip.mtx.gz", SPS_ERR_IO, 1,
+                    "the name ends in .gz but the data is not compressed that way");
+  expect_bad_matrix("zstd.mtx.zst", SPS_ERR_UNSUPPORTED, 0, "zstd-compressed, which is not supported");
 #ifdef SPS_HAVE_ZLIB
-  expect_bad_matrix("truncated.mtx.gz", SPS_ERR_IO, 0, "read error");
+  expect_bad_matrix("truncated.mtx.gz", SPS_ERR_IO, 34, "the gzip stream is truncated");
+  expect_bad_matrix("corrupt_block.mtx.gz", SPS_ERR_IO, 1,
+                    "the gzip stream is corrupt (zlib: invalid block type)");
+  expect_bad_matrix("corrupt_header.mtx.gz", SPS_ERR_IO, 1,
+                    "the gzip stream is corrupt (zlib: unknown compression method)");
+  expect_bad_matrix("corrupt_crc.mtx.gz", SPS_ERR_IO, 13,
+                    "the gzip stream is corrupt (zlib: incorrect data check)");
+  expect_bad_matrix("trailing_garbage.mtx.gz", SPS_ERR_IO, 0,
+                    "trailing data after the end of the gzip stream at byte 147");
 #else
   expect_bad_matrix("truncated.mtx.gz", SPS_ERR_UNSUPPORTED, 0, "no zlib");
+#endif
+#ifdef SPS_HAVE_LZMA
+  expect_bad_matrix("truncated.mtx.xz", SPS_ERR_IO, 2, "the xz stream is truncated");
+  expect_bad_matrix("corrupt.mtx.xz", SPS_ERR_IO, 2, "the xz stream is corrupt");
+  expect_bad_matrix("trailing_garbage.mtx.xz", SPS_ERR_IO, 0,
+                    "trailing data after the end of the xz stream at byte 200");
+#else
+  expect_bad_matrix("truncated.mtx.xz", SPS_ERR_UNSUPPORTED, 0, "no liblzma");
+#endif
+#ifdef SPS_HAVE_BZIP2
+  expect_bad_matrix("truncated.mtx.bz2", SPS_ERR_IO, 1, "the bzip2 stream is truncated");
+  expect_bad_matrix("corrupt.mtx.bz2", SPS_ERR_IO, 1, "the bzip2 stream is corrupt");
+  expect_bad_matrix("trailing_garbage.mtx.bz2", SPS_ERR_IO, 0,
+                    "trailing data after the end of the bzip2 stream at byte 156");
+#else
+  expect_bad_matrix("truncated.mtx.bz2", SPS_ERR_UNSUPPORTED, 0, "no libbz2");
 #endif
 
   /* NaN and Inf are accepted on request. */
@@ -137,6 +192,139 @@ static void test_bad_input(void)
   expect_bad_vector("vector_two_values.mtx", SPS_ERR_IO, 3, "unexpected text '2.0'");
   expect_bad_vector("array_matrix.mtx", SPS_ERR_SIZE, 2, "one column");
   expect_bad_vector("bad_value.mtx", SPS_ERR_SIZE, 2, "one column");
+  expect_bad_vector("vector_rows_unjustified.mtx", SPS_ERR_SIZE, 2,
+                    "2013502103 rows but only 1 entries declared");
+  expect_bad_vector("declared_many.mtx", SPS_ERR_SIZE, 2, "one column");
+}
+
+/*
+ * Input with no line ends, or one endless line: refused from the first block (the banner) or
+ * at the line limit, never buffered whole. Each file is 6 MiB, more than the 4 MiB limit.
+ */
+static void test_long_lines(void)
+{
+  const size_t big = (size_t)6 << 20;
+  char *text = malloc(big + 64);
+  if (!text) sps_bail("out of memory");
+  memset(text, 'x', big);
+  text[big] = '\0';
+  const char *path = tmp_path("no_newline.mtx");
+  write_file(path, text);
+  sps_matrix *A = NULL;
+  sps_status st = sps_matrix_read_mm(ctx, &A, path, 0);
+  const char *msg = sps_context_last_error(ctx);
+  sps_ok(st == SPS_ERR_IO && !A && strstr(msg, ":1: missing banner"),
+         "6 MiB without a line end: missing banner at line 1");
+  if (st != SPS_ERR_IO) sps_diag("%s: %s", sps_status_name(st), msg);
+
+  const char *banner = "%%MatrixMarket matrix coordinate real general\n";
+  memcpy(text, banner, strlen(banner));
+  write_file(path, text);
+  st = sps_matrix_read_mm(ctx, &A, path, 0);
+  msg = sps_context_last_error(ctx);
+  sps_ok(st == SPS_ERR_IO && !A && strstr(msg, ":2: line longer than 4 MiB"),
+         "a 6 MiB second line: refused at line 2 as longer than 4 MiB");
+  if (st != SPS_ERR_IO) sps_diag("%s: %s", sps_status_name(st), msg);
+  remove(path);
+  free(text);
+}
+
+/* The good compressed files: xz, bzip2, and gzip in two members, read as the plain text. */
+static void test_compressed(void)
+{
+  static const char *const names[] = {"lap5.mtx.xz", "lap5.mtx.bz2", "lap5_two_members.mtx.gz"};
+  static const int have[] = {
+#ifdef SPS_HAVE_LZMA
+      1,
+#else
+      0,
+#endif
+#ifdef SPS_HAVE_BZIP2
+      1,
+#else
+      0,
+#endif
+#ifdef SPS_HAVE_ZLIB
+      1,
+#else
+      0,
+#endif
+  };
+  char path[4096];
+  snprintf(path, sizeof path, "%s/compressed/lap5.mtx", sps_test_data_dir());
+  sps_matrix *P = NULL;
+  if (sps_matrix_read_mm(ctx, &P, path, 0) != SPS_SUCCESS) sps_bail("lap5.mtx: %s", sps_context_last_error(ctx));
+  const int64_t *rp;
+  const int32_t *ci;
+  const double *va;
+  sps_matrix_get_csr(P, &rp, &ci, &va);
+  for (int k = 0; k < 3; k++) {
+    snprintf(path, sizeof path, "%s/compressed/%s", sps_test_data_dir(), names[k]);
+    sps_matrix *A = NULL;
+    sps_status st = sps_matrix_read_mm(ctx, &A, path, 0);
+    if (!have[k]) {
+      sps_ok(st == SPS_ERR_UNSUPPORTED && !A, "%s: refused by a build without its library", names[k]);
+      continue;
+    }
+    sps_ok(st == SPS_SUCCESS && csr_equals(A, 5, rp, ci, va), "%s: the matrix of lap5.mtx", names[k]);
+    if (st) sps_diag("%s", sps_context_last_error(ctx));
+    sps_matrix_destroy(&A);
+  }
+  sps_matrix_destroy(&P);
+}
+
+/* The readers from memory: the same results and messages as from a file, named as asked. */
+static void test_buffers(void)
+{
+  const char *text = "%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 4\n2 1 -1\n2 2 3\n";
+  sps_matrix *A = NULL;
+  sps_status st = sps_matrix_read_mm_buffer(ctx, &A, text, strlen(text), "mem", 0);
+  const int64_t rp[] = {0, 1, 3};
+  const int32_t ci[] = {0, 0, 1};
+  const double va[] = {4.0, -1.0, 3.0};
+  sps_ok(st == SPS_SUCCESS && csr_equals(A, 2, rp, ci, va), "matrix from a buffer");
+  sps_matrix_destroy(&A);
+
+  /* Cut short: the message names the buffer and the line. */
+  st = sps_matrix_read_mm_buffer(ctx, &A, text, strlen(text) - 7, "mem", 0);
+  const char *msg = sps_context_last_error(ctx);
+  sps_ok(st == SPS_ERR_IO && !A && strcmp(msg, "mem:5: the file ends after 2 of the 3 entries declared on line 2") == 0,
+         "a cut buffer: SPS_ERR_IO 'mem:5: ... ends after 2 of the 3 entries'");
+  if (st != SPS_ERR_IO) sps_diag("%s", msg);
+  st = sps_matrix_read_mm_buffer(ctx, &A, "", 0, NULL, 0);
+  msg = sps_context_last_error(ctx);
+  sps_ok(st == SPS_ERR_IO && strstr(msg, "<buffer>:1: empty file") == msg,
+         "an empty buffer without a name: '<buffer>:1: empty file'");
+  st = sps_matrix_read_mm_buffer(ctx, &A, NULL, 10, "mem", 0);
+  sps_ok(st == SPS_ERR_ARGUMENT && !A, "NULL data with a size: SPS_ERR_ARGUMENT");
+
+#ifdef SPS_HAVE_ZLIB
+  /* A gzip file's bytes in memory read as the file does. */
+  char path[4096];
+  snprintf(path, sizeof path, "%s/compressed/lap5_two_members.mtx.gz", sps_test_data_dir());
+  FILE *f = fopen(path, "rb");
+  unsigned char gz[4096];
+  size_t n = f ? fread(gz, 1, sizeof gz, f) : 0;
+  if (f) fclose(f);
+  st = sps_matrix_read_mm_buffer(ctx, &A, gz, n, "gz", 0);
+  int64_t m = 0, nnz = 0;
+  if (st == SPS_SUCCESS) sps_matrix_get_size(A, &m, NULL, &nnz);
+  sps_ok(st == SPS_SUCCESS && m == 5 && nnz == 13, "gzip bytes (two members) from a buffer: 5 x 5, 13 entries");
+  sps_matrix_destroy(&A);
+  st = sps_matrix_read_mm_buffer(ctx, &A, gz, n - 5, "gz", 0);
+  msg = sps_context_last_error(ctx);
+  sps_ok(st == SPS_ERR_IO && strstr(msg, "gz:") == msg && strstr(msg, "the gzip stream is truncated"),
+         "gzip bytes cut short: the gzip stream is truncated");
+#endif
+
+  sps_vector *v = NULL;
+  const char *vt = "%%MatrixMarket matrix array real general\n3 1\n1\n-0\n2.5\n";
+  double x[3];
+  st = sps_vector_read_mm_buffer(ctx, &v, vt, strlen(vt), "vec", 0);
+  sps_ok(st == SPS_SUCCESS && sps_vector_download(v, x, 3) == SPS_SUCCESS && x[0] == 1.0 &&
+             x[1] == 0.0 && signbit(x[1]) && x[2] == 2.5,
+         "vector from a buffer (-0 kept)");
+  sps_vector_destroy(&v);
 }
 
 /* Read text written to a temporary file; the dense copy of A (row-major) goes to dense. */
@@ -158,22 +346,6 @@ static sps_matrix *read_text(const char *name, const char *text, int64_t m, int6
   sps_ok(rm == m && rn == n && rz == nnz && rs == sym, "%s: %lld x %lld, %lld entries, symmetry %d",
          name, (long long)m, (long long)n, (long long)nnz, (int)sym);
   return A;
-}
-
-/* The CSR of A equals the given arrays exactly, with every row sorted. */
-static int csr_equals(const sps_matrix *A, int64_t m, const int64_t *rp, const int32_t *ci,
-                      const double *va)
-{
-  const int64_t *r;
-  const int32_t *c;
-  const double *v;
-  if (!A) return 0;
-  sps_matrix_get_csr(A, &r, &c, &v);
-  for (int64_t i = 0; i <= m; i++)
-    if (r[i] != rp[i]) return 0;
-  for (int64_t k = 0; k < rp[m]; k++)
-    if (c[k] != ci[k] || memcmp(&v[k], &va[k], sizeof(double)) != 0) return 0;
-  return 1;
 }
 
 static void test_good_matrices(void)
@@ -501,6 +673,9 @@ int main(void)
   if (sps_context_create(&ctx, SPS_DEVICE_CPU, 0) != SPS_SUCCESS)
     sps_bail("CPU context: %s", sps_context_create_error());
   test_bad_input();
+  test_long_lines();
+  test_compressed();
+  test_buffers();
   test_good_matrices();
   test_bundled();
   test_vectors();
