@@ -56,6 +56,8 @@ static int exit_code_of(sps_status st)
   case SPS_ERR_IO:
   case SPS_ERR_NO_DEVICE:
     return CLI_EXIT_USAGE;
+  case SPS_ERR_INTERRUPTED:
+    return CLI_EXIT_INTERRUPTED;
   default:
     return CLI_EXIT_RUNTIME;
   }
@@ -127,8 +129,12 @@ static int open_device(cli_state *s, const cli_options *opt, cli_report *r)
 static int load_matrix(cli_state *s, const cli_options *opt, cli_report *r)
 {
   double t0 = wall_seconds();
-  sps_status st = sps_matrix_read_mm(s->ctx, &s->A, opt->matrix_path,
-                                     opt->allow_nonfinite ? SPS_MM_ALLOW_NONFINITE : 0);
+  cli_progress_load_begin(&s->progress);
+  sps_status st = sps_context_set_read_progress(s->ctx, cli_progress_load, &s->progress);
+  if (st == SPS_SUCCESS)
+    st = sps_matrix_read_mm(s->ctx, &s->A, opt->matrix_path,
+                            opt->allow_nonfinite ? SPS_MM_ALLOW_NONFINITE : 0);
+  cli_progress_end(&s->progress);
   r->t_load = wall_seconds() - t0;
   if (st != SPS_SUCCESS) return library_error(s, st, "cannot read A");
   st = sps_matrix_get_size(s->A, &r->nrows, &r->ncols, &r->nnz);

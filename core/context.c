@@ -159,3 +159,11 @@ sps_status sps_context_synchronize(sps_context *ctx)
   if (!ctx) return SPS_ERR_ARGUMENT;
   return ctx->be->synchronize(ctx);
 }
+
+sps_status sps_context_set_read_progress(sps_context *ctx, sps_read_progress_fn fn, void *user)
+{
+  if (!ctx) return SPS_ERR_ARGUMENT;
+  ctx->read_progress = fn;
+  ctx->read_progress_user = fn ? user : NULL;
+  return SPS_SUCCESS;
+}

@@ -245,6 +245,8 @@ struct sps_context {
   void *cuda;           /* struct sps_cuda_state (core/cuda_state.h) on CUDA contexts */
   int64_t live[SPS_OBJECT_KINDS]; /* objects made from the context and not yet destroyed
                                      (a solver's own SpMV plan is not counted) */
+  sps_read_progress_fn read_progress; /* the Matrix Market readers' progress, or NULL */
+  void *read_progress_user;
   char errmsg[SPS_ERRMSG_LEN];
 };
 

@@ -1,6 +1,7 @@
 /* mm_source.c: the bytes under the Matrix Market scanner: a file or a memory buffer, plain or gzip, xz or bzip2 compressed, handed out in blocks of whole lines. */
 #include <errno.h>
 #include <stdarg.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,7 @@ struct sps_mm_pipe {
   size_t in_pos, in_len;
   int in_eof;          /* no raw byte is left beyond in[in_pos, in_len) */
   uint64_t in_consumed; /* raw bytes before in[0], for messages */
+  int64_t in_total;     /* the file's or buffer's size (0 when unknown), for the progress callback */
   mm_codec codec;
   int stream_end; /* the current compressed stream (gzip member, bzip2 stream) has ended */
 #ifdef SPS_HAVE_ZLIB
@@ -462,6 +464,9 @@ sps_status sps_mm_open(sps_context *ctx, sps_mm_reader *r, const char *path)
   errno = 0;
   pp->fp = fopen(path, "rb");
   if (!pp->fp) SPS_FAIL(ctx, SPS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+  struct stat sb;
+  if (ctx->read_progress && fstat(fileno(pp->fp), &sb) == 0 && S_ISREG(sb.st_mode))
+    pp->in_total = (int64_t)sb.st_size;
   return start_decoder(r);
 }
 
@@ -472,6 +477,7 @@ sps_status sps_mm_open_buffer(sps_context *ctx, sps_mm_reader *r, const void *da
   struct sps_mm_pipe *pp = r->pipe;
   pp->in = data;
   pp->in_len = size;
+  pp->in_total = (int64_t)size;
   pp->in_eof = 1;
   return start_decoder(r);
 }
@@ -537,9 +543,24 @@ static sps_status grow_block(sps_mm_reader *r)
   return SPS_SUCCESS;
 }
 
+/* The caller's read progress, once a block: the raw bytes taken from the file so far. */
+static sps_status report_progress(sps_mm_reader *r)
+{
+  sps_context *ctx = r->ctx;
+  if (!ctx->read_progress) return SPS_SUCCESS;
+  const struct sps_mm_pipe *pp = r->pipe;
+  const int64_t bytes =
+      pp->fp ? (int64_t)ftello(pp->fp) : (int64_t)(pp->in_consumed + pp->in_pos);
+  if (ctx->read_progress(ctx->read_progress_user, bytes, pp->in_total))
+    return sps_error_set(ctx, SPS_ERR_INTERRUPTED, "%s: reading interrupted at line %lld",
+                         r->path, (long long)r->line);
+  return SPS_SUCCESS;
+}
+
 sps_status sps_mm_refill(sps_mm_reader *r)
 {
   struct sps_mm_pipe *pp = r->pipe;
+  SPS_CHECK(report_progress(r));
   if (pp->grow) {
     pp->grow = 0;
     SPS_CHECK(grow_block(r));

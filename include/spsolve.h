@@ -43,7 +43,8 @@ extern "C" {
   X(SPS_ERR_IO, -8, "input/output error or malformed input")                            \
   X(SPS_ERR_NO_DEVICE, -9, "no usable CUDA device")                                     \
   X(SPS_ERR_STATE, -10, "call out of order (e.g. solve before setup)")                 \
-  X(SPS_ERR_BUSY, -11, "objects made from the context are still alive")
+  X(SPS_ERR_BUSY, -11, "objects made from the context are still alive")                \
+  X(SPS_ERR_INTERRUPTED, -12, "interrupted: a progress callback asked to stop")
 
 /** Status returned by every function. */
 typedef enum sps_status {
@@ -272,6 +273,19 @@ sps_status sps_context_get_device(const sps_context *ctx, sps_device_kind *kind,
 sps_status sps_context_get_device_name(const sps_context *ctx, char *buf, size_t len);
 /** Block until the context's device work is done. */
 sps_status sps_context_synchronize(sps_context *ctx);
+/**
+ * Progress of reading a Matrix Market file (sps_context_set_read_progress): @p bytes of the
+ * file read so far (compressed bytes for a compressed file) out of @p total (0 when unknown,
+ * as for a buffer). Return 0 to go on, nonzero to stop: the read then fails with
+ * ::SPS_ERR_INTERRUPTED and leaves nothing allocated.
+ */
+typedef int (*sps_read_progress_fn)(void *user, int64_t bytes, int64_t total);
+/**
+ * Call @p fn (NULL: none) as the Matrix Market readers of this context consume their input,
+ * every block of text (at most a few MiB), from the thread that reads.
+ * @return ::SPS_SUCCESS; ::SPS_ERR_ARGUMENT for a NULL context.
+ */
+sps_status sps_context_set_read_progress(sps_context *ctx, sps_read_progress_fn fn, void *user);
 /**@}*/
 
 /** @name Matrix */

@@ -1,4 +1,4 @@
-/* progress.c: the solver's progress callback: called with growing iterations, changes no bit of a solve, and stops it with SPS_INTERRUPTED leaving x the iterate reached, for every method. */
+/* progress.c: the progress callbacks: the solver's, called with growing iterations, changing no bit of a solve, and stopping it with SPS_INTERRUPTED leaving x the iterate reached, for every method; the Matrix Market reader's, with the bytes read, stopping a read with SPS_ERR_INTERRUPTED. */
 #include "model_problems.h"
 
 #define G 40 /* grid side: n = 1600 */
@@ -133,12 +133,60 @@ static void test_method(sps_context *ctx, const sps_matrix *L, const sps_matrix 
   free(r.x);
 }
 
+/* The readers' progress: bytes growing to the file's size, and a nonzero return stopping the
+ * read with SPS_ERR_INTERRUPTED, leaving no matrix. */
+typedef struct read_watch {
+  int calls, stop_at;
+  int64_t last, total;
+  int decreasing;
+} read_watch;
+
+static int on_read(void *user, int64_t bytes, int64_t total)
+{
+  read_watch *w = user;
+  if (bytes < w->last) w->decreasing = 1;
+  w->last = bytes;
+  w->total = total;
+  w->calls++;
+  return w->stop_at > 0 && w->calls >= w->stop_at;
+}
+
+static void test_read_progress(sps_context *ctx)
+{
+  char path[1024];
+  snprintf(path, sizeof path, "%s/bcsstk14.mtx.gz", sps_test_data_dir());
+  FILE *f = fopen(path, "rb");
+  if (!f) sps_bail("cannot open %s", path);
+  fseek(f, 0, SEEK_END);
+  const int64_t size = (int64_t)ftell(f);
+  fclose(f);
+  read_watch w = {0};
+  sps_matrix *A = NULL;
+  sps_ok(sps_context_set_read_progress(ctx, on_read, &w) == SPS_SUCCESS, "set_read_progress");
+  sps_status st = sps_matrix_read_mm(ctx, &A, path, 0);
+  sps_ok(st == SPS_SUCCESS && w.calls > 0 && !w.decreasing && w.last == size && w.total == size,
+         "read progress: %d calls, bytes growing to %lld of %lld (the file's size %lld)", w.calls,
+         (long long)w.last, (long long)w.total, (long long)size);
+  sps_matrix_destroy(&A);
+  read_watch stop = {.stop_at = 1};
+  sps_context_set_read_progress(ctx, on_read, &stop);
+  st = sps_matrix_read_mm(ctx, &A, path, 0);
+  sps_ok(st == SPS_ERR_INTERRUPTED && A == NULL && strstr(sps_context_last_error(ctx), "interrupted"),
+         "read progress: a nonzero return stops the read: %s, no matrix (%s)", sps_status_name(st),
+         sps_context_last_error(ctx));
+  sps_context_set_read_progress(ctx, NULL, NULL);
+  st = sps_matrix_read_mm(ctx, &A, path, 0);
+  sps_ok(st == SPS_SUCCESS, "read progress off: the read succeeds");
+  sps_matrix_destroy(&A);
+}
+
 int main(void)
 {
   sps_context *ctx = sps_test_context();
   sps_matrix *L = sps_test_conv_diff_or_bail(ctx, G, 0.0, 4.0, 1.0);
   sps_matrix *C = sps_test_conv_diff_or_bail(ctx, G, 0.5, 4.0, 1.0);
   test_arguments(ctx);
+  test_read_progress(ctx);
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) test_method(ctx, L, C, &cases[k]);
   sps_matrix_destroy(&L);
   sps_matrix_destroy(&C);
