@@ -8,6 +8,15 @@
  * the three that need a GPU (device memory: tests/unit/device_memory; CUDA and cuSPARSE
  * errors). Returns the number of codes provoked.
  */
+/* A read progress callback that asks to stop at once. */
+static int stop_reading(void *user, int64_t bytes, int64_t total)
+{
+  (void)user;
+  (void)bytes;
+  (void)total;
+  return 1;
+}
+
 static int provoke_statuses(void)
 {
   sps_context *ctx;
@@ -35,6 +44,10 @@ static int provoke_statuses(void)
   sps_test_alloc_fail_at(0);
   PROVOKE(SPS_ERR_UNSUPPORTED, sps_spmv_plan_create(ctx, &p, A, SPS_SPMV_CUSPARSE));
   PROVOKE(SPS_ERR_IO, sps_matrix_read_mm(ctx, &B, "/nonexistent/spsolve-status-test.mtx", 0));
+  static const char text[] = "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 2\n";
+  sps_context_set_read_progress(ctx, stop_reading, NULL);
+  PROVOKE(SPS_ERR_INTERRUPTED, sps_matrix_read_mm_buffer(ctx, &B, text, sizeof text - 1, "text", 0));
+  sps_context_set_read_progress(ctx, NULL, NULL);
   PROVOKE(sps_have_cuda() ? SPS_ERR_NO_DEVICE : SPS_ERR_UNSUPPORTED,
           sps_context_create(&other, SPS_DEVICE_CUDA, 100000));
   sps_solver_create(ctx, &s, SPS_SOLVER_CG);
