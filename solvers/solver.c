@@ -142,7 +142,7 @@ sps_status sps_solver_residual(sps_solver *s, const double *b, const double *x, 
     SPS_CHECK(ctx->be->axpby(ctx, s->n, -1.0, b, 0.0, r));
   else
     SPS_CHECK(ctx->be->copy(ctx, s->n, b, r));
-  SPS_CHECK(sps_spmv_apply_raw(s->plan, -s->sign, x, 1.0, r));
+  SPS_CHECK(sps_spmv_apply_raw(s->check_plan ? s->check_plan : s->plan, -s->sign, x, 1.0, r));
   return ctx->be->nrm2(ctx, s->n, r, norm);
 }
 
@@ -449,6 +449,7 @@ static void solver_release(sps_solver *s)
   sps_solver_vec_free(s, &s->bs);
   sps_precond_destroy(&s->pc);
   sps_spmv_plan_destroy(&s->plan);
+  sps_spmv_plan_destroy(&s->check_plan);
   sps_host_free(s->history);
   s->history = NULL;
   s->history_cap = 0;
@@ -517,6 +518,11 @@ sps_status sps_solver_setup(sps_solver *s, const sps_matrix *A)
   sps_spmv_plan_set_owned(s->plan);
   SPS_TRY(sps_spmv_plan_set_threads_per_row(s->plan, s->spmv_threads_per_row));
   SPS_TRY(sps_spmv_plan_setup(s->plan));
+  if (!sps_spmv_plan_rounds_like_csr(s->plan)) {
+    SPS_TRY(sps_spmv_plan_create(ctx, &s->check_plan, A, SPS_SPMV_CSR_SCALAR));
+    sps_spmv_plan_set_owned(s->check_plan);
+    SPS_TRY(sps_spmv_plan_setup(s->check_plan));
+  }
   SPS_TRY(sps_solver_vec_alloc(s, &s->r, "solver residual"));
   SPS_TRY(sps_solver_vec_alloc(s, &s->bs, "solver scaled right-hand side"));
   SPS_TRY(history_alloc(s));

@@ -79,6 +79,9 @@ struct sps_solver {
   const sps_matrix *A;
   int64_t n;
   sps_spmv_plan *plan;
+  sps_spmv_plan *check_plan; /* csr-scalar, for the true residual, when plan's variant does not
+                                round like the compensated CSR product (coo, hyb, cusparse):
+                                their atomic or library order can cancel b - Ax to a false 0 */
   sps_precond *pc;
   double *r;        /* n: the residual, shared by the driver and the method */
   void *work;       /* the method's work space */

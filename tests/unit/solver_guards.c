@@ -255,6 +255,49 @@ static void test_breakdown_not_nan(sps_context *ctx)
   sps_matrix_destroy(&An);
 }
 
+/*
+ * The true residual is the compensated CSR product's whatever the SpMV variant. coo and hyb add
+ * in atomic (here: entry) order, so b - Ax of row 1 below, 2 - 1e20 + 1e20, came out 0: from x0
+ * with ||b - A x0|| = 2 the solve reported SPS_CONVERGED_ATOL at once (the solver fuzz target's
+ * oracle found the case).
+ */
+static void test_true_residual_any_variant(sps_context *ctx)
+{
+  /* 3 x 3: row 0 empty; row 1: a_10 = 0 (stored), a_11 = 1, a_12 = -1; row 2: a_20 = -1,
+   * a_22 = -6.75. x0 = (0, 1e20, 1e20): A x0 = (0, 0, -6.75e20), b = A x0 + (0, 2, 0). */
+  const int64_t rp[4] = {0, 0, 3, 5};
+  const int32_t ci[5] = {0, 1, 2, 0, 2};
+  const double va[5] = {0.0, 1.0, -1.0, -1.0, -6.75};
+  const double hb[3] = {0.0, 2.0, -6.75e20}, hx0[3] = {0.0, 1e20, 1e20};
+  static const sps_spmv_kind kinds[] = {SPS_SPMV_COO, SPS_SPMV_HYB, SPS_SPMV_CSR_SCALAR};
+  for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+    sps_matrix *A;
+    sps_solver *s;
+    sps_vector *b, *x;
+    if (sps_matrix_create_csr(ctx, &A, 3, 3, rp, ci, va) ||
+        sps_solver_create(ctx, &s, SPS_SOLVER_GMRES) || sps_solver_set_precond(s, SPS_PRECOND_NONE) ||
+        sps_solver_set_tolerances(s, 0.0, 1e-8) || sps_solver_set_max_iterations(s, 1) ||
+        sps_solver_set_spmv(s, kinds[k], 0) || sps_solver_setup(s, A) ||
+        sps_vector_create(ctx, &b, 3) || sps_vector_create(ctx, &x, 3) ||
+        sps_vector_upload(b, hb, 3) || sps_vector_upload(x, hx0, 3))
+      sps_bail("%s", sps_context_last_error(ctx));
+    if (sps_solver_solve(s, b, x)) sps_bail("%s", sps_context_last_error(ctx));
+    sps_reason reason;
+    double abs, rel, hx[3];
+    sps_solver_get_reason(s, &reason);
+    sps_solver_get_residual(s, &abs, &rel);
+    sps_vector_download(x, hx, 3);
+    const double host = sps_test_relres(A, hb, hx) * sps_test_norm2_scaled(hb, 3);
+    sps_ok(reason < 0 && abs >= 1.0 && fabs(abs - host) <= 1e-12 * host,
+           "%s: b - A x0 = (0, 2, 0) where the products cancel: %s, ||b - Ax|| = %.3g (host %.3g)",
+           sps_spmv_kind_name(kinds[k]), sps_reason_name(reason), abs, host);
+    sps_vector_destroy(&b);
+    sps_vector_destroy(&x);
+    sps_solver_destroy(&s);
+    sps_matrix_destroy(&A);
+  }
+}
+
 int main(void)
 {
   sps_context *ctx = sps_test_context();
@@ -265,6 +308,7 @@ int main(void)
   test_restart_cap(ctx);
   test_dtol(ctx);
   test_breakdown_not_nan(ctx);
+  test_true_residual_any_variant(ctx);
   sps_matrix_destroy(&L);
   sps_matrix_destroy(&C);
   if (sps_context_destroy(&ctx) != SPS_SUCCESS) sps_bail("context destroy: objects left alive");

@@ -477,9 +477,12 @@ static void test_apply_precond(sps_context *ctx)
  * that is refused leaves none behind. */
 static void test_live_objects(sps_context *ctx)
 {
-  double data[4] = {1.0, 2.0, 3.0, 4.0};
-  const int64_t rp[3] = {0, 1, 3};
-  const int32_t bad_col[3] = {0, 1, 0}; /* row 1 not increasing: refused */
+  const double hdata[4] = {1.0, 2.0, 3.0, 4.0};
+  const int64_t hrp[3] = {0, 1, 3};
+  const int32_t hbad[3] = {0, 1, 0}; /* row 1 not increasing: refused */
+  double *data = space_copy(hdata, sizeof hdata);
+  int64_t *rp = space_copy(hrp, sizeof hrp);
+  int32_t *bad_col = space_copy(hbad, sizeof hbad);
   sps_vector *v = NULL;
   sps_matrix *A = NULL;
   if (sps_vector_wrap(ctx, &v, 4, data)) sps_bail("%s", sps_context_last_error(ctx));
@@ -487,8 +490,12 @@ static void test_live_objects(sps_context *ctx)
          "context_destroy with a wrapped vector alive: SPS_ERR_BUSY (%s)",
          sps_context_last_error(ctx));
   sps_vector_destroy(&v);
-  sps_ok(sps_matrix_wrap_csr(ctx, &A, 2, 2, rp, NULL, bad_col, data) == SPS_ERR_ARGUMENT && !A,
-         "a refused wrap creates nothing");
+  const sps_status st = sps_matrix_wrap_csr(ctx, &A, 2, 2, rp, NULL, bad_col, data);
+  sps_ok(st == SPS_ERR_ARGUMENT && !A && strstr(sps_context_last_error(ctx), "row 1"),
+         "a refused wrap creates nothing (%s)", sps_context_last_error(ctx));
+  space_free(data);
+  space_free(rp);
+  space_free(bad_col);
 }
 
 int main(void)
