@@ -329,7 +329,7 @@ constexpr int kBacksolveStageMaxM = 64;
  * y <- R_k^-1 g_k (k = S->j) by column-oriented back substitution in one warp: for
  * i = k-1..0, y_i = t_i / r_ii, then lanes update t_l -= r_li y_i for l < i (t = g in shared
  * memory, m+1 doubles). The same order of operations as the CPU backend. With stage set
- * (m <= kBacksolveStageMaxM), the whole block first copies R(0:k-1, 0:k-1) into shared memory
+ * (m <= kBacksolveStageMaxM), the whole block first copies the upper triangle of R(0:k-1, 0:k-1) into shared memory
  * (leading dimension k, after t), so the k sequential steps wait on shared loads rather than
  * on one L2 round trip each (an H200 took 17 to 19 us for k = 30 reading R from memory).
  */
@@ -345,8 +345,10 @@ __global__ void gmres_backsolve_kernel(sps_gmres_state *S, int stage)
     t[l] = S->g[l];
   if (stage) {
     double *Rs = sm + ldh;
+    /* the upper triangle only: the substitution reads nothing below the diagonal, which the
+     * rotations never write (compute-sanitizer's initcheck flagged the copy of it) */
     for (int q = threadIdx.x; q < k * k; q += blockDim.x)
-      Rs[q] = R[q % k + (int64_t)(q / k) * ldh];
+      if (q % k <= q / k) Rs[q] = R[q % k + (int64_t)(q / k) * ldh];
     R = Rs;
     ldr = k;
   }

@@ -33,6 +33,10 @@ static void *space_copy(const void *host, size_t bytes)
   if (cudaMalloc(&p, bytes ? bytes : 1) != cudaSuccess) sps_bail("cudaMalloc failed");
   if (bytes && cudaMemcpy(p, host, bytes, cudaMemcpyHostToDevice) != cudaSuccess)
     sps_bail("cudaMemcpy failed");
+  /* A copy from pageable memory may return before its DMA ends, and the library reads on its
+   * own non-blocking stream: the caller synchronises first (as spsolve.h says). Without this,
+   * compute-sanitizer's slower timing let a wrap read offsets not yet written. */
+  if (cudaDeviceSynchronize() != cudaSuccess) sps_bail("cudaDeviceSynchronize failed");
 #else
   p = malloc(bytes ? bytes : 1);
   if (!p) sps_bail("out of host memory");
