@@ -3,3 +3,4 @@ dist_man_MANS = %reldir%/spsolve.1
 EXTRA_DIST += %reldir%/design.md
 EXTRA_DIST += %reldir%/performance.md
 EXTRA_DIST += %reldir%/convergence-orsreg_1.png
+EXTRA_DIST += %reldir%/reliability.md
