@@ -13,6 +13,7 @@ AM_TESTS_ENVIRONMENT = \
 # would be protected, so the gap is left open; UBSan prints the stack of a finding.
 if SPS_SANITIZERS
 AM_TESTS_ENVIRONMENT += \
+	SPS_SANITIZED=1; export SPS_SANITIZED; SPS_CC='$(CC)'; export SPS_CC; \
 	ASAN_OPTIONS="protect_shadow_gap=0$${ASAN_OPTIONS:+:$$ASAN_OPTIONS}"; export ASAN_OPTIONS; \
 	UBSAN_OPTIONS="print_stacktrace=1$${UBSAN_OPTIONS:+:$$UBSAN_OPTIONS}"; export UBSAN_OPTIONS;
 endif
