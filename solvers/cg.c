@@ -182,29 +182,18 @@ static sps_status cg_solve(sps_solver *s, const double *b, double *x, double rno
     switch (h.status) {
     case SPS_CG_RUNNING:
       break;
-    case SPS_CG_CONVERGED: {
+    case SPS_CG_CONVERGED:   /* the recurrence may have drifted from b - Ax */
+    case SPS_CG_DIVERGED: {  /* or only the recurrence grew */
       sps_reason reason;
-      SPS_CHECK(sps_solver_confirm(s, b, w->xw, s->r, &rnorm, &reason));
+      if (h.status == SPS_CG_CONVERGED)
+        SPS_CHECK(sps_solver_confirm(s, b, w->xw, s->r, &rnorm, &reason));
+      else
+        SPS_CHECK(sps_solver_confirm_divergence(s, b, w->xw, s->r, &rnorm, &reason));
       if (reason != SPS_REASON_NONE) {
         s->reason = reason;
         break;
       }
-      /* The recurrence drifted from b - Ax: restart from the true residual. */
-      SPS_CHECK(cg_start(s, w, &h, &rz));
-      if (rz < 0.0)
-        s->reason = SPS_DIVERGED_INDEFINITE_PRECOND;
-      else if (h.it >= s->maxit)
-        s->reason = SPS_DIVERGED_MAX_ITERATIONS;
-      break;
-    }
-    case SPS_CG_DIVERGED: {
-      sps_reason reason;
-      SPS_CHECK(sps_solver_confirm_divergence(s, b, w->xw, s->r, &rnorm, &reason));
-      if (reason != SPS_REASON_NONE) {
-        s->reason = reason;
-        break;
-      }
-      /* Only the recurrence grew: restart from the true residual. */
+      /* The true residual does not confirm it: restart from it. */
       SPS_CHECK(cg_start(s, w, &h, &rz));
       if (rz < 0.0)
         s->reason = SPS_DIVERGED_INDEFINITE_PRECOND;
