@@ -22,7 +22,6 @@ Run from the source tree, with SPSOLVE_LIB naming the built library when it is n
 """
 
 import argparse
-import ctypes
 import os
 import statistics
 import sys
@@ -58,16 +57,16 @@ def pct(values, q):
 
 def breakdown(s, b, out, repeat, cp):
     """The steps of Solver.solve(b, out=out) one by one, as that method runs them on the path
-    this matrix takes (wrapped NumPy or zero-copy CuPy vectors), each timed apart; the medians
-    go to stderr in microseconds. The C solve is timed from Python around sps_solver_solve and
-    compared with the library's own clock (c_outside = the part of the call outside it)."""
+    this matrix takes (NumPy or zero-copy CuPy vectors, kept wrapped between solves), each timed
+    apart; the medians go to stderr in microseconds. The C solve is timed from Python around
+    sps_solver_solve and compared with the library's own clock (c_outside = the part of the
+    call outside it)."""
     from spsolve import _lib
 
     lib = _lib.lib()
     h, c, n = s._handle, s.ctx.handle, s.n
-    vb, vx = s._vp1, s._vp2
     steps = {k: [] for k in ("vector_in", "output", "stream_sync", "wrap2", "c_call",
-                             "c_outside", "destroy2", "info")}
+                             "c_outside", "info")}
     pc = time.perf_counter
     for _ in range(repeat):
         t0 = pc()
@@ -78,18 +77,15 @@ def breakdown(s, b, out, repeat, cp):
         if cp is not None:
             cp.cuda.get_current_stream().synchronize()
         t3 = pc()
-        lib.sps_vector_wrap(c, ctypes.byref(vb), n, spsolve._core._addr(bb))
-        lib.sps_vector_wrap(c, ctypes.byref(vx), n, spsolve._core._addr(x))
+        vb = s._wrapped(lib, c, 0, bb, n)
+        vx = s._wrapped(lib, c, 1, x, n)
         t4 = pc()
         lib.sps_solver_solve(h, vb, vx)
         t5 = pc()
-        lib.sps_vector_destroy(ctypes.byref(vx))
-        lib.sps_vector_destroy(ctypes.byref(vb))
-        t6 = pc()
         info = s._info(lib, h, c)
-        t7 = pc()
+        t6 = pc()
         for k, v in zip(steps, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4,
-                                t5 - t4 - info.solve_time, t6 - t5, t7 - t6)):
+                                t5 - t4 - info.solve_time, t6 - t5)):
             steps[k].append(v * 1e6)
     print("# breakdown (median us): " + ", ".join(
         f"{k} {statistics.median(v):.1f}" for k, v in steps.items()), file=sys.stderr)

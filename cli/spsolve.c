@@ -265,6 +265,7 @@ static int run_solver(cli_state *s, const cli_options *opt, cli_report *r)
       (st = set_precond_params(sv, opt)) != SPS_SUCCESS ||
       (st = sps_solver_set_spmv(sv, opt->spmv, opt->threads_per_row)) != SPS_SUCCESS ||
       (st = sps_solver_set_history(sv, opt->history)) != SPS_SUCCESS ||
+      (st = sps_solver_set_zero_guess(sv, opt->x0_path == NULL)) != SPS_SUCCESS ||
       (opt->monitor_every > 0 &&
        (st = sps_solver_set_monitor(sv, cli_progress_monitor, &s->progress, opt->monitor_every)) !=
            SPS_SUCCESS) ||

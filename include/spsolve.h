@@ -173,6 +173,29 @@ typedef struct sps_solver_attempt {
   char note[240];           /**< what happened: the setup failure or why the choice moved on */
 } sps_solver_attempt;
 
+/**
+ * What the last solve gave, in one call (sps_solver_get_report()): the same values as
+ * sps_solver_get_reason(), _iterations(), _residual(), _times(), _method(), _spmv(),
+ * _attempts() and _history() return. The pointers are borrowed from the solver and valid until
+ * its next solve, setup or destroy.
+ */
+typedef struct sps_solve_report {
+  sps_reason reason;                   /**< why the solve stopped */
+  int iterations;                      /**< iterations of the last solve */
+  double residual_abs;                 /**< true residual ||b - Ax|| of the returned x */
+  double residual_rel;                 /**< residual_abs / ||b|| */
+  double setup_seconds;                /**< the last setup's wall clock */
+  double solve_seconds;                /**< the last solve's wall clock, device synchronised */
+  sps_solver_type method;              /**< the Krylov method in use */
+  sps_precond_type precond;            /**< the preconditioner in use */
+  sps_spmv_kind spmv;                  /**< the SpMV variant in use */
+  int threads_per_row;                 /**< its threads per row (csr-vector), else 0 or 1 */
+  const sps_solver_attempt *attempts;  /**< the tries of the automatic choice */
+  int attempt_count;                   /**< their number (1 with a named method and precond) */
+  const double *history;               /**< residual history, NULL unless enabled */
+  int history_count;                   /**< its length */
+} sps_solve_report;
+
 /** Orthogonalisation in GMRES. */
 typedef enum sps_orthog {
   SPS_ORTHOG_MGS = 0,  /**< modified Gram-Schmidt */
@@ -608,6 +631,14 @@ sps_status sps_solver_set_precond_param(sps_solver *solver, const char *name, do
 sps_status sps_solver_set_spmv(sps_solver *solver, sps_spmv_kind kind, int threads_per_row);
 /** Keep the residual norm of every iteration (off by default). */
 sps_status sps_solver_set_history(sps_solver *solver, int enable);
+/**
+ * When @p enable is nonzero, each sps_solver_solve() starts from x_0 = 0 whatever x holds on
+ * entry (x is zeroed first), and skips the product A x_0 of the initial residual (r_0 = b).
+ * Off by default: x holds the initial guess. The Python package turns it on for solves
+ * without x0, so that the zeros are written by the solve rather than by a separate launch.
+ * @return ::SPS_ERR_ARGUMENT for a NULL solver.
+ */
+sps_status sps_solver_set_zero_guess(sps_solver *solver, int enable);
 /** Call @p fn every @p every iterations (0 or NULL fn turns it off). */
 sps_status sps_solver_set_monitor(sps_solver *solver, sps_monitor_fn fn, void *user, int every);
 /**
@@ -693,6 +724,12 @@ sps_status sps_solver_get_attempts(const sps_solver *solver, const sps_solver_at
 sps_status sps_solver_get_restart(const sps_solver *solver, int *restart);
 /** Seconds spent in the last setup and the last solve (wall clock, device synchronised). */
 sps_status sps_solver_get_times(const sps_solver *solver, double *setup_seconds, double *solve_seconds);
+/**
+ * Everything the getters above say of the last solve, in one call (for bindings, where each
+ * call costs): see ::sps_solve_report. Before any solve: reason ::SPS_REASON_NONE and zeros.
+ * @return ::SPS_ERR_ARGUMENT for a NULL solver or report.
+ */
+sps_status sps_solver_get_report(const sps_solver *solver, sps_solve_report *report);
 /** Destroy a solver (NULL allowed) and set the pointer to NULL. */
 sps_status sps_solver_destroy(sps_solver **solver);
 /**@}*/

@@ -417,6 +417,29 @@ sps_status sps_solver_set_history(sps_solver *s, int enable)
   return SPS_SUCCESS;
 }
 
+sps_status sps_solver_set_zero_guess(sps_solver *s, int enable)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  s->zero_guess = enable != 0;
+  return SPS_SUCCESS;
+}
+
+sps_status sps_solver_get_report(const sps_solver *s, sps_solve_report *report)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  SPS_CHECK_ARG(s->ctx, report, "report");
+  memset(report, 0, sizeof *report);
+  SPS_CHECK(sps_solver_get_reason(s, &report->reason));
+  SPS_CHECK(sps_solver_get_iterations(s, &report->iterations));
+  SPS_CHECK(sps_solver_get_residual(s, &report->residual_abs, &report->residual_rel));
+  SPS_CHECK(sps_solver_get_times(s, &report->setup_seconds, &report->solve_seconds));
+  SPS_CHECK(sps_solver_get_method(s, &report->method, &report->precond));
+  SPS_CHECK(sps_solver_get_spmv(s, &report->spmv, &report->threads_per_row));
+  SPS_CHECK(sps_solver_get_attempts(s, &report->attempts, &report->attempt_count));
+  SPS_CHECK(sps_solver_get_history(s, &report->history, &report->history_count));
+  return SPS_SUCCESS;
+}
+
 sps_status sps_solver_set_progress(sps_solver *s, sps_progress_fn fn, void *user, double interval)
 {
   if (!s) return SPS_ERR_ARGUMENT;
@@ -669,7 +692,17 @@ sps_status sps_solver_solve(sps_solver *s, const sps_vector *b, sps_vector *x)
     sps_solver_record(s, 0, 0.0);
   } else {
     double rnorm0;
-    SPS_CHECK(sps_solver_residual(s, b->data, x->data, s->r, &rnorm0));
+    if (s->zero_guess) {
+      /* x_0 = 0: r_0 = sign*b exactly and ||r_0|| = ||b||, without the SpMV */
+      SPS_CHECK(ctx->be->fill(ctx, s->n, 0.0, x->data));
+      if (s->sign < 0.0)
+        SPS_CHECK(ctx->be->axpby(ctx, s->n, -1.0, b->data, 0.0, s->r));
+      else
+        SPS_CHECK(ctx->be->copy(ctx, s->n, b->data, s->r));
+      rnorm0 = s->bnorm;
+    } else {
+      SPS_CHECK(sps_solver_residual(s, b->data, x->data, s->r, &rnorm0));
+    }
     if (sps_solver_bad(s->bnorm) || sps_solver_bad(rnorm0)) {
       sps_solver_record(s, 0, rnorm0);
       s->reason = SPS_DIVERGED_NAN;

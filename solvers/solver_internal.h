@@ -59,6 +59,7 @@ struct sps_solver {
   sps_spmv_kind spmv_kind;
   int spmv_threads_per_row;
   int history_on;
+  int zero_guess; /* solve from x_0 = 0 whatever x holds (sps_solver_set_zero_guess) */
   sps_monitor_fn monitor;
   void *monitor_user;
   int monitor_every;

@@ -273,7 +273,7 @@ def _name_to_enum(kind, name):
 def _addr(a):
     """The data address of a NumPy or CuPy array."""
     if isinstance(a, np.ndarray):
-        return a.__array_interface__["data"][0]
+        return a.ctypes.data
     return a.data.ptr
 
 
@@ -436,6 +436,13 @@ class Solver:
         self._hist_p = ctypes.POINTER(ctypes.c_double)()
         self._att_p = ctypes.POINTER(_lib.sps_solver_attempt)()
         self._pinfo = _lib.sps_precond_info()
+        self._report = _lib.sps_solve_report()
+        self._report_ref = ctypes.byref(self._report)
+        # Vector handles over the last b and x (address, handle, finalizer), kept while the
+        # next solve passes arrays at the same addresses: no wrap and destroy per solve.
+        self._wraps = [None, None]
+        # Whether the library is set to start from x_0 = 0 by itself (sps_solver_set_zero_guess).
+        self._zero_guess = False
         self._refs = tuple(ctypes.byref(v) for v in (self._i1, self._i2, self._d1, self._d2))
         self._hist_ref = ctypes.byref(self._hist_p)
         self._att_ref = ctypes.byref(self._att_p)
@@ -469,13 +476,21 @@ class Solver:
             _check(lib.sps_solver_set_flexible(h, 1), c, "sps_solver_set_flexible")
         _check(lib.sps_solver_set_spmv(h, self._spmv, 0), c, "sps_solver_set_spmv")
         _check(lib.sps_solver_set_history(h, int(self._history)), c, "sps_solver_set_history")
+        self._zero_guess = False
 
     def _apply_tolerances(self):
         if self._handle is not None:
             _check(_lib.lib().sps_solver_set_tolerances(self._handle, self._rtol, self._atol),
                    self.ctx.handle, "sps_solver_set_tolerances")
 
+    def _drop_wraps(self):
+        for i, w in enumerate(self._wraps):
+            if w is not None:
+                w[2]()
+                self._wraps[i] = None
+
     def _destroy(self):
+        self._drop_wraps()
         if self._handle is not None:
             self._finalizer()
             self._handle = None
@@ -491,6 +506,7 @@ class Solver:
         if self.ctx is not ctx or self._handle is None:
             self._create(ctx)
         self._matrix = None
+        self._drop_wraps()
         matrix = _Matrix(ctx, A)
         lib = _lib.lib()
         _check(lib.sps_solver_setup(self._handle, matrix.handle), ctx.handle, "sps_solver_setup")
@@ -541,6 +557,9 @@ class Solver:
 
     def _vector_in(self, v, name, n):
         """v as a contiguous float64 array of length n on its own side (NumPy or CuPy)."""
+        if (type(v) is np.ndarray or _is_cupy_array(v)) and v.dtype == np.float64 and \
+                v.flags.c_contiguous and v.shape == (n,):
+            return v
         if _is_cupy_array(v):
             import cupy as cp
 
@@ -556,7 +575,8 @@ class Solver:
         return v
 
     def _output(self, b, x0, out, n):
-        """The array x is written to, of b's kind, holding the initial guess."""
+        """The array x is written to, of b's kind, holding the initial guess; without x0 its
+        contents are left as they are and the solve starts from 0 by itself (zero guess)."""
         cupy_side = _is_cupy_array(b)
         if out is not None:
             if _is_cupy_array(out) != cupy_side:
@@ -570,12 +590,12 @@ class Solver:
                     (_addr(out) < _addr(b) + 8 * n and _addr(b) < _addr(out) + 8 * n)):
                 raise ValueError("out must not share memory with b")
             if x0 is None:
-                out.fill(0.0)
+                pass
             elif x0 is not out:
                 out[...] = self._same_side(self._vector_in(x0, "x0", n), cupy_side)
             return out
         if x0 is None:
-            return _cupy().zeros(n, dtype=np.float64) if cupy_side else np.zeros(n)
+            return _cupy().empty(n, dtype=np.float64) if cupy_side else np.empty(n)
         x0 = self._same_side(self._vector_in(x0, "x0", n), cupy_side)
         return x0.copy()
 
@@ -603,6 +623,10 @@ class Solver:
         on_gpu = _is_cupy_array(b)
         h = self._handle
         c = ctx.handle
+        if self._zero_guess != (x0 is None):
+            _check(lib.sps_solver_set_zero_guess(h, int(x0 is None)), c,
+                   "sps_solver_set_zero_guess")
+            self._zero_guess = x0 is None
         if ctx.is_cuda and on_gpu and b.device.id == ctx.index:
             # CuPy data on the context's GPU: the library works in b's and x's memory.
             import cupy as cp
@@ -614,7 +638,8 @@ class Solver:
             bh = b.get() if on_gpu else b
             xh = x.get() if on_gpu else x
             _check(lib.sps_vector_upload(vb, _addr(bh), n), c, "sps_vector_upload")
-            _check(lib.sps_vector_upload(vx, _addr(xh), n), c, "sps_vector_upload")
+            if x0 is not None:
+                _check(lib.sps_vector_upload(vx, _addr(xh), n), c, "sps_vector_upload")
             _check(lib.sps_solver_solve(h, vb, vx), c, "sps_solver_solve")
             _check(lib.sps_vector_download(vx, _addr(xh), n), c, "sps_vector_download")
             if on_gpu:
@@ -630,19 +655,29 @@ class Solver:
             raise ConvergenceError(info)
         return x, info
 
+    def _wrapped(self, lib, c, slot, a, n):
+        """A vector handle over a's storage (no copy): the one of the last solve when a lies at
+        the same address (the handle holds only the address and the length n, fixed by setup),
+        else a new one that replaces it."""
+        addr = _addr(a)
+        w = self._wraps[slot]
+        if w is not None:
+            if w[0] == addr:
+                return w[1]
+            w[2]()
+            self._wraps[slot] = None
+        v = ctypes.c_void_p()
+        _check(lib.sps_vector_wrap(c, ctypes.byref(v), n, addr), c, "sps_vector_wrap")
+        self._wraps[slot] = (addr, v, weakref.finalize(self, lib.sps_vector_destroy,
+                                                        ctypes.byref(v)))
+        return v
+
     def _solve_wrapped(self, lib, c, h, b, x, n):
-        vb, vx = self._vp1, self._vp2
-        _check(lib.sps_vector_wrap(c, ctypes.byref(vb), n, _addr(b)), c, "sps_vector_wrap")
-        try:
-            _check(lib.sps_vector_wrap(c, ctypes.byref(vx), n, _addr(x)), c, "sps_vector_wrap")
-            try:
-                if self._trace_pointers:
-                    self.last_vector_data = self._vector_data(lib, vb, vx)
-                _check(lib.sps_solver_solve(h, vb, vx), c, "sps_solver_solve")
-            finally:
-                lib.sps_vector_destroy(ctypes.byref(vx))
-        finally:
-            lib.sps_vector_destroy(ctypes.byref(vb))
+        vb = self._wrapped(lib, c, 0, b, n)
+        vx = self._wrapped(lib, c, 1, x, n)
+        if self._trace_pointers:
+            self.last_vector_data = self._vector_data(lib, vb, vx)
+        _check(lib.sps_solver_solve(h, vb, vx), c, "sps_solver_solve")
 
     def _vector_data(self, lib, vb, vx):
         """The storage addresses of the two vectors handed to the solve (for the zero-copy
@@ -653,33 +688,24 @@ class Solver:
         return pb.value, px.value
 
     def _info(self, lib, h, c):
-        i1, i2, d1, d2 = self._i1, self._i2, self._d1, self._d2
-        bi1, bi2, bd1, bd2 = self._refs
-        lib.sps_solver_get_reason(h, bi1)
-        reason = i1.value
-        lib.sps_solver_get_iterations(h, bi1)
-        iterations = i1.value
-        lib.sps_solver_get_residual(h, bd1, bd2)
-        res_abs, res_rel = d1.value, d2.value
-        lib.sps_solver_get_times(h, bd1, bd2)
-        setup_time, solve_time = d1.value, d2.value
-        lib.sps_solver_get_method(h, bi1, bi2)
-        method, precond = _solver_name(i1.value), _precond_name(i2.value)
-        lib.sps_solver_get_spmv(h, bi1, bi2)
-        spmv, tpr = _spmv_name(i1.value), i2.value
-        lib.sps_solver_get_attempts(h, self._att_ref, bi1)
-        attempts = (_lib.sps_solver_attempt * i1.value).from_buffer_copy(
-            ctypes.string_at(self._att_p, i1.value * ctypes.sizeof(_lib.sps_solver_attempt)))
+        # One call for what the last solve gave (sps_solver_get_report), one for the
+        # preconditioner's facts.
+        r = self._report
+        lib.sps_solver_get_report(h, self._report_ref)
+        na = r.attempt_count
+        attempts = (_lib.sps_solver_attempt * na).from_buffer_copy(
+            ctypes.string_at(r.attempts, na * ctypes.sizeof(_lib.sps_solver_attempt)))
         lib.sps_solver_get_precond_info(h, self._pinfo_ref)
         pinfo = _lib.sps_precond_info.from_buffer_copy(self._pinfo)
         history = None
         if self._history:
-            lib.sps_solver_get_history(h, self._hist_ref, bi1)
-            count = i1.value
-            history = (np.ctypeslib.as_array(self._hist_p, shape=(count,)).copy()
+            count = r.history_count
+            history = (np.ctypeslib.as_array(r.history, shape=(count,)).copy()
                        if count else np.zeros(0))
-        return SolveInfo(reason, iterations, res_abs, res_rel, method, precond, spmv, tpr,
-                         setup_time, solve_time, self.ctx.name, history, attempts, pinfo)
+        return SolveInfo(r.reason, r.iterations, r.residual_abs, r.residual_rel,
+                         _solver_name(r.method), _precond_name(r.precond), _spmv_name(r.spmv),
+                         r.threads_per_row, r.setup_seconds, r.solve_seconds, self.ctx.name,
+                         history, attempts, pinfo)
 
     # The preconditioner and the inverse as operators.
 

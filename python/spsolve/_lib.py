@@ -148,6 +148,25 @@ class sps_solver_attempt(ctypes.Structure):
     ]
 
 
+class sps_solve_report(ctypes.Structure):
+    _fields_ = [
+        ("reason", ctypes.c_int),
+        ("iterations", ctypes.c_int),
+        ("residual_abs", ctypes.c_double),
+        ("residual_rel", ctypes.c_double),
+        ("setup_seconds", ctypes.c_double),
+        ("solve_seconds", ctypes.c_double),
+        ("method", ctypes.c_int),
+        ("precond", ctypes.c_int),
+        ("spmv", ctypes.c_int),
+        ("threads_per_row", ctypes.c_int),
+        ("attempts", ctypes.POINTER(sps_solver_attempt)),
+        ("attempt_count", ctypes.c_int),
+        ("history", ctypes.POINTER(ctypes.c_double)),
+        ("history_count", ctypes.c_int),
+    ]
+
+
 class sps_precond_info(ctypes.Structure):
     _fields_ = [
         ("type", ctypes.c_int),
@@ -228,6 +247,7 @@ def _declare(lib):
         "sps_solver_set_precond_param": (I, [P, S, D]),
         "sps_solver_set_spmv": (I, [P, I, I]),
         "sps_solver_set_history": (I, [P, I]),
+        "sps_solver_set_zero_guess": (I, [P, I]),
         "sps_solver_setup": (I, [P, P]),
         "sps_solver_solve": (I, [P, P, P]),
         "sps_solver_apply_precond": (I, [P, P, P]),
@@ -243,6 +263,7 @@ def _declare(lib):
             [P, ctypes.POINTER(ctypes.POINTER(sps_solver_attempt)), pI],
         ),
         "sps_solver_get_times": (I, [P, pD, pD]),
+        "sps_solver_get_report": (I, [P, ctypes.POINTER(sps_solve_report)]),
         "sps_solver_destroy": (I, [PP]),
     }
     for name, (res, args) in protos.items():

@@ -1164,6 +1164,105 @@ static void test_gmres_fused_setting(void)
   csr_free(&M);
 }
 
+/*
+ * sps_solver_set_zero_guess: with it on, a solve ignores what x holds (here 1e300 and NaN
+ * entries, which would give an infinite or NaN initial residual) and gives the run from an x of
+ * zeros to the bit (same reason, iterations, history and x), for CG on a symmetric grid matrix,
+ * GMRES on a nonsymmetric one, and the automatic choice on a negative definite one (it solves
+ * with -A: r_0 = -b). sps_solver_get_report returns
+ * what the single getters return. NULL solver or report is SPS_ERR_ARGUMENT.
+ */
+static void test_zero_guess_and_report(void)
+{
+  const char *where = ctx->kind == SPS_DEVICE_CPU ? "cpu" : "cuda";
+  for (int c = 0; c < 3; c++) {
+    const sps_solver_type type = c == 0 ? SPS_SOLVER_CG : c == 1 ? SPS_SOLVER_GMRES : SPS_SOLVER_AUTO;
+    csr M = grid2d(30, c == 1 ? 0.4 : 0.0);
+    const int64_t n = M.n;
+    if (c == 2) /* -A, A SPD: the automatic choice runs CG on A (sign -1) */
+      for (int64_t k = 0; k < M.rp[n]; k++)
+        M.v[k] = -M.v[k];
+    double *b = malloc((size_t)n * sizeof(double)), *junk = malloc((size_t)n * sizeof(double));
+    double *x1 = malloc((size_t)n * sizeof(double)), *x2 = malloc((size_t)n * sizeof(double));
+    double *h1 = NULL;
+    if (!b || !junk || !x1 || !x2) sps_bail("out of host memory");
+    for (int64_t i = 0; i < n; i++) {
+      b[i] = 1.0 + (double)(i % 5);
+      junk[i] = i % 3 == 0 ? 1e300 : (i % 3 == 1 ? NAN : -7.0);
+    }
+    sps_matrix *A = upload_matrix(&M);
+    sps_vector *vb = upload_vector(b, n), *vx = upload_vector(junk, n), *v0 = NULL;
+    sps_solver *s = NULL;
+    if (sps_vector_create(ctx, &v0, n) || sps_solver_create(ctx, &s, type) ||
+        sps_solver_set_tolerances(s, 1e-9, 0.0) || sps_solver_set_history(s, 1) ||
+        sps_solver_setup(s, A))
+      sps_bail("zero guess: %s", sps_context_last_error(ctx));
+    sps_reason r1 = SPS_REASON_NONE, r2 = SPS_REASON_NONE;
+    int it1 = -1, it2 = -2, n1 = 0, n2 = 0;
+    const double *hist = NULL;
+    /* reference: x of zeros, the setting off */
+    sps_status st1 = sps_solver_solve(s, vb, v0);
+    sps_solver_get_reason(s, &r1);
+    sps_solver_get_iterations(s, &it1);
+    sps_solver_get_history(s, &hist, &n1);
+    h1 = malloc((size_t)(n1 > 0 ? n1 : 1) * sizeof(double));
+    if (!h1) sps_bail("out of host memory");
+    if (n1 > 0) memcpy(h1, hist, (size_t)n1 * sizeof(double));
+    sps_vector_download(v0, x1, n);
+    /* the setting on, x full of junk */
+    sps_status st2 = sps_solver_set_zero_guess(s, 1);
+    if (st2 == SPS_SUCCESS) st2 = sps_solver_solve(s, vb, vx);
+    sps_solver_get_reason(s, &r2);
+    sps_solver_get_iterations(s, &it2);
+    sps_solver_get_history(s, &hist, &n2);
+    sps_vector_download(vx, x2, n);
+    sps_ok(st1 == SPS_SUCCESS && st2 == SPS_SUCCESS && r1 > 0 && r1 == r2 && it1 == it2 &&
+               it1 > 0 && n1 == n2 && memcmp(h1, hist, (size_t)n1 * sizeof(double)) == 0 &&
+               memcmp(x1, x2, (size_t)n * sizeof(double)) == 0,
+           "%s %s, zero guess over an x of 1e300 and NaN: %s in %d its, the run from zeros "
+           "(%s in %d) to the bit, x included",
+           where, c == 0 ? "cg" : c == 1 ? "gmres" : "auto on a negative definite A", sps_reason_name(r2), it2,
+           sps_reason_name(r1), it1);
+    sps_solve_report rep;
+    double ra = -1, rr = -1, ts = -1, tv = -1;
+    sps_solver_type m = SPS_SOLVER_AUTO;
+    sps_precond_type p = SPS_PRECOND_AUTO;
+    sps_spmv_kind k = SPS_SPMV_AUTO;
+    int tpr = -1, na = -1;
+    const sps_solver_attempt *att = NULL;
+    sps_solver_get_residual(s, &ra, &rr);
+    sps_solver_get_times(s, &ts, &tv);
+    sps_solver_get_method(s, &m, &p);
+    sps_solver_get_spmv(s, &k, &tpr);
+    sps_solver_get_attempts(s, &att, &na);
+    sps_status st3 = sps_solver_get_report(s, &rep);
+    sps_ok(st3 == SPS_SUCCESS && rep.reason == r2 && rep.iterations == it2 &&
+               rep.residual_abs == ra && rep.residual_rel == rr && rep.setup_seconds == ts &&
+               rep.solve_seconds == tv && rep.method == m && rep.precond == p && rep.spmv == k &&
+               rep.threads_per_row == tpr && rep.attempts == att && rep.attempt_count == na &&
+               rep.history == hist && rep.history_count == n2,
+           "%s sps_solver_get_report gives what the getters give (%s, %d its, rel %.3g, %d "
+           "tries)",
+           where, sps_reason_name(rep.reason), rep.iterations, rep.residual_rel,
+           rep.attempt_count);
+    sps_solver_destroy(&s);
+    sps_vector_destroy(&vb);
+    sps_vector_destroy(&vx);
+    sps_vector_destroy(&v0);
+    sps_matrix_destroy(&A);
+    csr_free(&M);
+    free(b);
+    free(junk);
+    free(x1);
+    free(x2);
+    free(h1);
+  }
+  sps_solve_report rep;
+  sps_ok(sps_solver_set_zero_guess(NULL, 1) == SPS_ERR_ARGUMENT &&
+             sps_solver_get_report(NULL, &rep) == SPS_ERR_ARGUMENT,
+         "sps_solver_set_zero_guess(NULL) and sps_solver_get_report(NULL) are SPS_ERR_ARGUMENT");
+}
+
 int main(void)
 {
   ctx = sps_test_context();
@@ -1179,6 +1278,7 @@ int main(void)
   test_jacobi_setup_errors();
   test_flexible();
   test_gmres_fused_setting();
+  test_zero_guess_and_report();
   sps_context_destroy(&ctx);
   return sps_done();
 }
