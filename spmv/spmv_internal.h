@@ -70,6 +70,14 @@ typedef struct sps_spmv_row_stats {
 void sps_spmv_row_stats_compute(const sps_matrix *A, sps_spmv_row_stats *stats);
 
 /*
+ * The blockwise variant's partition of A as its setup builds it on A's device (spmv/blockwise.c):
+ * the blocks of short rows, the thread blocks given to long rows, and the long rows. One pass
+ * over the row offsets; allocates nothing.
+ */
+void sps_spmv_blockwise_count(const sps_matrix *A, int64_t *short_blocks, int64_t *long_blocks,
+                              int64_t *long_rows);
+
+/*
  * Seed 000's threads-per-row rule: the power of two nearest (in ratio) to the mean row
  * length, clamped to [lo, 32]. lo is 2 for csr-vector and 1 for blockwise's short blocks.
  */
