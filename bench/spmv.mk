@@ -27,4 +27,5 @@ EXTRA_DIST += \
 	%reldir%/run-precond.sh \
 	%reldir%/progress-cost.sh \
 	%reldir%/select/sweep.list \
-	%reldir%/select/make-sweep-list.py
+	%reldir%/select/make-sweep-list.py \
+	%reldir%/select/train.py

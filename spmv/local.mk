@@ -4,6 +4,7 @@ libspsolve_la_SOURCES += \
 	%reldir%/threads_per_row.h \
 	%reldir%/plan.c \
 	%reldir%/stats.c \
+	%reldir%/select.c \
 	%reldir%/csr_scalar.c \
 	%reldir%/csr_vector.c \
 	%reldir%/ell.c \
