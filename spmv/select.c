@@ -156,6 +156,20 @@ void sps_spmv_select(const sps_matrix *A, sps_device_kind dev, int compute_capab
 {
   sps_matrix_stats s;
   sps_matrix_get_stats(A, &s);
+  sps_spmv_select_stats(&s, dev, compute_capability, out);
+}
+
+int sps_spmv_have_model(int compute_capability)
+{
+  for (const model_entry *m = models; m->fn; m++)
+    if (m->cc == compute_capability) return 1;
+  return 0;
+}
+
+void sps_spmv_select_stats(const sps_matrix_stats *sp, sps_device_kind dev, int compute_capability,
+                           sps_spmv_choice *out)
+{
+  const sps_matrix_stats s = *sp;
   if (dev == SPS_DEVICE_CUDA)
     for (const model_entry *m = models; m->fn; m++)
       if (m->cc == compute_capability) {

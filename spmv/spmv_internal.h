@@ -92,6 +92,13 @@ typedef struct sps_spmv_choice {
 void sps_spmv_select(const sps_matrix *A, sps_device_kind dev, int compute_capability,
                      sps_spmv_choice *out);
 
+/* sps_spmv_select from statistics already computed (select-bench replays a sweep with it). */
+void sps_spmv_select_stats(const sps_matrix_stats *s, sps_device_kind dev, int compute_capability,
+                           sps_spmv_choice *out);
+
+/* 1 when a model for this compute capability is built in. */
+int sps_spmv_have_model(int compute_capability);
+
 /* The rule used where no model exists (seed 000 and the spmv-bench results of an H200): see
  * spmv/select.c. */
 void sps_spmv_select_rule(const sps_matrix_stats *s, sps_device_kind dev, sps_spmv_choice *out);

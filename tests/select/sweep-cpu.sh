@@ -1,5 +1,5 @@
 #!/bin/sh
-# sweep-cpu.sh: select-sweep runs on the CPU on a few small specs of every kind and writes one well-formed TSV row per matrix.
+# sweep-cpu.sh: select-sweep runs on the CPU on a few small specs of every kind and writes one well-formed TSV row per matrix; select-bench reads it.
 : "${SPS_BUILDDIR:?SPS_BUILDDIR is not set (run through make check)}"
 : "${SPS_SRCDIR:?SPS_SRCDIR is not set (run through make check)}"
 SWEEP=$SPS_BUILDDIR/bench/select-sweep
@@ -49,6 +49,12 @@ if grep '^circuit:900:2' "$tmp/body" | grep -q 'ell: refused'; then ok "ELL refu
 
 # No wrong result.
 if grep -q WRONG "$tmp/body"; then not_ok "no wrong results"; diag "$tmp/body"; else ok "no wrong results"; fi
+
+# select-bench replays the choice on that TSV and prints its table and summary.
+"$SPS_BUILDDIR/bench/select-bench" --sets train,holdout --tsv "$tmp/b.tsv" "$tmp/s.tsv" >"$tmp/b.md" 2>"$tmp/err"
+if [ $? -eq 0 ] && grep -q '^train, [0-9]* matrices: time over the best' "$tmp/b.md" &&
+  [ "$(grep -c -v '^set' "$tmp/b.tsv")" -eq "$nspecs" ]; then
+  ok "select-bench on the sweep"; else not_ok "select-bench on the sweep"; diag "$tmp/b.md"; diag "$tmp/err"; fi
 
 # The sets: the list file gives at least 320 specs, about a fifth of the generated ones held out.
 "$SWEEP" --list "$SPS_SRCDIR/bench/select/sweep.list" --list-specs >"$tmp/sets" 2>"$tmp/err"
