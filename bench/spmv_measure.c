@@ -82,9 +82,9 @@ sps_status bench_spmv_time(sps_context *ctx, sps_spmv_plan *plan, const sps_vect
   if (repeat > 64) repeat = 64;
   if (repeat < 1) repeat = 1;
   *sec = NAN;
-  /* Warm-up and a first estimate. */
-  if ((st = bench_timer_start(t)) || (st = sps_spmv_apply(plan, 1.0, x, 0.0, y)) ||
-      (st = bench_timer_stop(t, &t1))) {
+  /* Warm-up (the first launch of a kernel may load its module), then a first estimate. */
+  if ((st = sps_spmv_apply(plan, 1.0, x, 0.0, y)) || (st = bench_timer_start(t)) ||
+      (st = sps_spmv_apply(plan, 1.0, x, 0.0, y)) || (st = bench_timer_stop(t, &t1))) {
     snprintf(msg, msglen, "warm-up failed: %s", sps_context_last_error(ctx));
     return st;
   }

@@ -21,7 +21,7 @@ int64_t bench_spmv_compare(int64_t m, const double *y, const double *yref, const
                            double *worst, int64_t *first);
 
 /*
- * Seconds per apply of y <- A*x: one apply to warm up and to size the batch (as many applies
+ * Seconds per apply of y <- A*x: one apply to warm up, one timed to size the batch (as many applies
  * as fit in target_s over the repeats, 1 to 20), then the median of @p repeat timed batches
  * (3 when a single apply exceeds target_s). On a CUDA context each batch is one CUDA graph of
  * the applies captured on the context's stream and replayed; on the CPU the applies run plainly

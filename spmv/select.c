@@ -45,6 +45,13 @@ static void config_name(sps_spmv_config c, char *buf, size_t len)
 
 int sps_spmv_config_fits(const sps_matrix_stats *s, sps_spmv_config c, char *why, size_t len)
 {
+  /* AUTO keeps csr-scalar's bits (doc/design.md): the CPU and the GPU then make the same
+   * decisions in the solvers, and GMRES may fuse its cycle. */
+  const sps_spmv_variant *v = sps_spmv_variant_get(c.kind);
+  if (v && !v->rounds_like_csr) {
+    snprintf(why, len, "%s does not round like csr-scalar", sps_spmv_kind_name(c.kind));
+    return 0;
+  }
   if (c.kind == SPS_SPMV_ELL && (double)s->max_len * (double)s->rows >
                                     (double)SPS_ELL_MAX_PADDING * (double)s->nnz) {
     snprintf(why, len, "ell's padding %lld x %lld exceeds %d x nnz", (long long)s->max_len,

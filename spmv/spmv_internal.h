@@ -85,9 +85,9 @@ typedef struct sps_spmv_choice {
 /*
  * Choose the SpMV configuration of A for a device kind and, on CUDA, its compute capability
  * (10*major + minor, 0 when unknown): the model trained for that capability when one is built
- * in (spmv/model_smXY.c), else the rule of sps_spmv_select_rule. A configuration that cannot
- * run on A (ELL padding, the blockwise grid limit) is replaced by the next one of the ranking,
- * or by the rule's, and why says so.
+ * in (spmv/model_smXY.c), else the rule of sps_spmv_select_rule. A configuration that AUTO may
+ * not use on A (sps_spmv_config_fits) is replaced by the next one of the ranking, or by the
+ * rule's, and why says so.
  */
 void sps_spmv_select(const sps_matrix *A, sps_device_kind dev, int compute_capability,
                      sps_spmv_choice *out);
@@ -119,8 +119,9 @@ void sps_spmv_model_leaf(sps_spmv_choice *out, const sps_spmv_config *ranked, in
 void sps_spmv_select_model(const sps_matrix_stats *s, sps_device_kind dev, sps_spmv_model_fn model,
                            const char *name, sps_spmv_choice *out);
 
-/* 1 when the configuration can be set up for a matrix of these statistics, as far as they
- * tell (ELL's padding limit, blockwise's grid limit); else 0 with the reason in why. */
+/* 1 when AUTO may use the configuration on a matrix of these statistics: the variant rounds
+ * like csr-scalar (so not coo, hyb or cusparse) and, as far as the statistics tell, can be set
+ * up (ELL's padding limit, blockwise's grid limit); else 0 with the reason in why. */
 int sps_spmv_config_fits(const sps_matrix_stats *s, sps_spmv_config c, char *why, size_t len);
 
 /* The compute capability of a context, 10*major + minor; 0 on the CPU. */

@@ -12,7 +12,10 @@ configuration k on matrix i, t_k/t_best - 1 (--loss ratio, the default) or ln(t_
 predicts the configuration of least total cost over its matrices, and a split is kept when it
 lowers that total; so a mistake counts by the time it costs, and a near-tie costs almost nothing.
 Each leaf also ranks the configurations by that cost, best first: the library falls back along
-this ranking when the first one cannot run on a matrix.
+this ranking when the first one cannot run on a matrix. The model chooses among --candidates
+only (default: the variants that give csr-scalar's bits, the only ones AUTO runs: csr-scalar,
+csr-vector, ell, merge, blockwise); the best of all timed configurations, coo, hyb and cuSPARSE
+included, stays the reference of every ratio.
 
 The rows of the sets given by --train-sets (default: train) train the tree; the metrics are
 printed for every set: time of the chosen configuration over the best, geometric mean and worst,
@@ -29,6 +32,9 @@ import sys
 STATS = ["rows", "cols", "nnz", "density", "mean_len", "min_len", "max_len", "var_len", "cv_len",
          "empty_share", "over32_share", "over1024_share", "short_blocks", "long_blocks",
          "long_rows", "col_distance", "windows_per_row"]
+# The variants AUTO may run (spmv/select.c, sps_spmv_config_fits): those that give csr-scalar's
+# bits; coo, hyb and cusparse sum in another order.
+CANDIDATES = ("csr-scalar", "csr-vector", "ell", "merge", "blockwise")
 ENUM = {"csr-scalar": "SPS_SPMV_CSR_SCALAR", "csr-vector": "SPS_SPMV_CSR_VECTOR",
         "ell": "SPS_SPMV_ELL", "coo": "SPS_SPMV_COO", "hyb": "SPS_SPMV_HYB",
         "merge": "SPS_SPMV_MERGE", "blockwise": "SPS_SPMV_BLOCKWISE",
@@ -205,9 +211,9 @@ def metrics(rows, choose):
     return g, max(ratios), slower, missing
 
 
-def report(sweep, tree, ranked_n, sets):
+def report(sweep, tree, ranked_n, sets, cands):
     lines = []
-    cols = [("model", lambda r: run_ranked(r["t"], ranking(predict(tree, r["x"]), sweep.configs,
+    cols = [("model", lambda r: run_ranked(r["t"], ranking(predict(tree, r["x"]), cands,
                                                            ranked_n), "csr-scalar")),
             ("rule", lambda r: run_ranked(r["t"], [rule_choice(r["x"])], "csr-scalar")),
             ("cusp", lambda r: r["t"].get(cusp_choice(r["x"]))),
@@ -229,7 +235,7 @@ def report(sweep, tree, ranked_n, sets):
     return lines
 
 
-def emit_c(tree, sweep, args, ranked_n, metric_lines, argv):
+def emit_c(tree, sweep, args, ranked_n, metric_lines, argv, cands):
     name = f"sm{args.cc}"
     out = []
     out.append(f"/* model_{name}.c: the SpMV choice for compute capability {args.cc // 10}.{args.cc % 10} "
@@ -243,6 +249,7 @@ def emit_c(tree, sweep, args, ranked_n, metric_lines, argv):
     out.append(f" * Trained on {ntrain} matrices of the sets {', '.join(args.train_sets)}; loss "
                f"{args.loss}, failure cost {args.failure_cost}, depth at most {args.max_depth}, "
                f"at least {args.min_leaf} matrices a leaf.")
+    out.append(f" * Candidates: {', '.join(cands)}.")
     out.append(" * Time of the choice over the best configuration (geometric mean, worst, matrices")
     out.append(" * slower than cuSPARSE), the model beside spsolve's rule, CUSP's rule, cuSPARSE:")
     for l in metric_lines:
@@ -258,7 +265,7 @@ def emit_c(tree, sweep, args, ranked_n, metric_lines, argv):
     def walk(node, path, ind):
         pad = "  " * ind
         if node.feature is None:
-            r = ranking(node, sweep.configs, ranked_n)
+            r = ranking(node, cands, ranked_n)
             cfgs = ", ".join("{%s, %d}" % config_c(c) for c in r)
             text = ", ".join(path) if path else "(root)"
             out.append(pad + f"static const sps_spmv_config r[] = {{{cfgs}}};")
@@ -293,6 +300,10 @@ def main(argv):
     ap.add_argument("--loss", choices=("ratio", "log"), default="ratio")
     ap.add_argument("--failure-cost", type=float, default=10.0)
     ap.add_argument("--ranked", type=int, default=4, help="configurations ranked in a leaf (<= 6)")
+    ap.add_argument("--candidates", default=",".join(CANDIDATES),
+                    help="configurations the model may choose, comma-separated prefixes (default: "
+                         "the variants that round like csr-scalar, which AUTO is limited to; the "
+                         "best over all timed configurations stays the reference)")
     args = ap.parse_args(argv)
     args.train_sets = args.train_sets.split(",")
     ranked_n = max(1, min(6, args.ranked))
@@ -300,20 +311,26 @@ def main(argv):
     train = [r for r in sweep.rows if r["set"] in args.train_sets]
     if not train:
         sys.exit("train.py: no rows of the training sets")
+    prefixes = [p for p in args.candidates.split(",") if p]
+    cands = [c for c in sweep.configs if any(c == p or c.startswith(p + "-") for p in prefixes)]
+    if not cands:
+        sys.exit("train.py: no configuration matches --candidates")
     X = [r["x"] for r in train]
-    costs = [cost_vector(r["t"], sweep.configs, args.loss, args.failure_cost) for r in train]
+    costs = [[v for c, v in zip(sweep.configs, cost_vector(r["t"], sweep.configs, args.loss,
+                                                             args.failure_cost)) if c in cands]
+             for r in train]
     tree = Node(costs, list(range(len(train))))
     grow(tree, list(range(len(train))), X, costs, 0, args.max_depth, args.min_leaf)
     sets = sorted({r["set"] for r in sweep.rows}, key=lambda s: ("train", "holdout", "shared").index(s)
                   if s in ("train", "holdout", "shared") else 9)
-    lines = report(sweep, tree, ranked_n, sets)
+    lines = report(sweep, tree, ranked_n, sets, cands)
     out = args.out or f"spmv/model_sm{args.cc}.c"
     log = sys.stderr if out == "-" else sys.stdout
     print(f"train.py: {len(train)} training matrices, {count_leaves(tree)} leaves", file=log)
     print("\n".join(lines), file=log)
     if out == "none":
         return 0
-    text = emit_c(tree, sweep, args, ranked_n, lines, argv)
+    text = emit_c(tree, sweep, args, ranked_n, lines, argv, cands)
     if out == "-":
         sys.stdout.write(text)
     else:

@@ -33,12 +33,18 @@ static int64_t len_hub(int64_t i) { return i == 7 ? 900 : 3; }
 
 static int starts(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
 
-/* Hand-written models: ELL first (then hyb), and ELL alone. */
-static void model_ell_hyb(const sps_matrix_stats *s, sps_spmv_choice *out)
+/* Hand-written models: ELL first (then merge), ELL alone, cuSPARSE first (then blockwise). */
+static void model_ell_merge(const sps_matrix_stats *s, sps_spmv_choice *out)
 {
-  static const sps_spmv_config r[] = {{SPS_SPMV_ELL, 0}, {SPS_SPMV_HYB, 0}};
+  static const sps_spmv_config r[] = {{SPS_SPMV_ELL, 0}, {SPS_SPMV_MERGE, 0}};
   (void)s;
   sps_spmv_model_leaf(out, r, 2, "max_len>0");
+}
+static void model_cusparse(const sps_matrix_stats *s, sps_spmv_choice *out)
+{
+  static const sps_spmv_config r[] = {{SPS_SPMV_CUSPARSE, 0}, {SPS_SPMV_BLOCKWISE, 0}};
+  (void)s;
+  sps_spmv_model_leaf(out, r, 2, "(root)");
 }
 static void model_ell(const sps_matrix_stats *s, sps_spmv_choice *out)
 {
@@ -104,10 +110,16 @@ int main(void)
 
   /* Fallback: ELL cannot hold the hub row (900 x 1000 padded > 3 x 3897), so the next ranked. */
   sps_matrix_get_stats(hub, &s);
-  sps_spmv_select_model(&s, gpu, model_ell_hyb, "test", &c);
-  sps_ok(c.kind == SPS_SPMV_HYB && strstr(c.why, "-> ell; ell's padding 900 x 1000 exceeds 3 x nnz, "
-                                                 "so the next ranked: hyb") != NULL,
-         "ELL does not fit: the next ranked, hyb (%s)", c.why);
+  sps_spmv_select_model(&s, gpu, model_ell_merge, "test", &c);
+  sps_ok(c.kind == SPS_SPMV_MERGE && strstr(c.why, "-> ell; ell's padding 900 x 1000 exceeds 3 x nnz, "
+                                                   "so the next ranked: merge") != NULL,
+         "ELL does not fit: the next ranked, merge (%s)", c.why);
+  /* AUTO keeps csr-scalar's bits: never coo, hyb or cusparse, whatever a model says. */
+  sps_spmv_select_model(&s, gpu, model_cusparse, "test", &c);
+  sps_ok(c.kind == SPS_SPMV_BLOCKWISE &&
+             strstr(c.why, "-> cusparse; cusparse does not round like csr-scalar, so the next "
+                           "ranked: blockwise") != NULL,
+         "cuSPARSE first: the next ranked, blockwise (%s)", c.why);
   sps_spmv_select_model(&s, gpu, model_ell, "test", &c);
   sps_ok(sps_have_cuda() ? c.kind == SPS_SPMV_BLOCKWISE &&
                               strstr(c.why, "no ranked one fits, so blockwise") != NULL
