@@ -161,8 +161,9 @@ void sps_spmv_select_model(const sps_matrix_stats *s, sps_device_kind dev, sps_s
 void sps_spmv_select(const sps_matrix *A, sps_device_kind dev, int compute_capability,
                      sps_spmv_choice *out)
 {
+  /* The rule reads no column statistics: their pass is made only for a model. */
   sps_matrix_stats s;
-  sps_matrix_get_stats(A, &s);
+  sps_spmv_stats_compute(A, dev == SPS_DEVICE_CUDA && sps_spmv_have_model(compute_capability), &s);
   sps_spmv_select_stats(&s, dev, compute_capability, out);
 }
 

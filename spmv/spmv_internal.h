@@ -142,6 +142,12 @@ typedef struct sps_spmv_row_stats {
 void sps_spmv_row_stats_compute(const sps_matrix *A, sps_spmv_row_stats *stats);
 
 /*
+ * sps_matrix_get_stats without its argument checks; columns = 0 leaves out the pass over the
+ * column indices (col_distance and windows_per_row stay 0), which the rule does not read.
+ */
+void sps_spmv_stats_compute(const sps_matrix *A, int columns, sps_matrix_stats *out);
+
+/*
  * The blockwise variant's partition of A as its setup builds it on A's device (spmv/blockwise.c):
  * the blocks of short rows, the thread blocks given to long rows, and the long rows. One pass
  * over the row offsets; allocates nothing.

@@ -19,6 +19,12 @@ sps_status sps_matrix_get_stats(const sps_matrix *A, sps_matrix_stats *out)
 {
   if (!A) return SPS_ERR_ARGUMENT;
   SPS_CHECK_ARG(A->ctx, out, "out");
+  sps_spmv_stats_compute(A, 1, out);
+  return SPS_SUCCESS;
+}
+
+void sps_spmv_stats_compute(const sps_matrix *A, int columns, sps_matrix_stats *out)
+{
   const double t0 = sps_wtime();
   const int64_t m = A->nrows, n = A->ncols, nnz = A->nnz;
   const int64_t *rp = A->rowptr;
@@ -57,26 +63,27 @@ sps_status sps_matrix_get_stats(const sps_matrix *A, sps_matrix_stats *out)
     s.over1024_share = (double)over1024 / (double)m;
     sps_spmv_blockwise_count(A, &s.short_blocks, &s.long_blocks, &s.long_rows);
 
-    double dist = 0.0;
-    int64_t windows = 0;
+    if (columns) {
+      double dist = 0.0;
+      int64_t windows = 0;
 #pragma omp parallel for schedule(dynamic, 4096) reduction(+ : dist, windows)
-    for (int64_t i = 0; i < m; i++) {
-      int64_t di = 0, w = 0, last = -1;
-      for (int64_t p = rp[i]; p < rp[i + 1]; p++) {
-        const int64_t c = ci[p];
-        di += c > i ? c - i : i - c;
-        if ((c >> 5) != last) {
-          w++;
-          last = c >> 5;
+      for (int64_t i = 0; i < m; i++) {
+        int64_t di = 0, w = 0, last = -1;
+        for (int64_t p = rp[i]; p < rp[i + 1]; p++) {
+          const int64_t c = ci[p];
+          di += c > i ? c - i : i - c;
+          if ((c >> 5) != last) {
+            w++;
+            last = c >> 5;
+          }
         }
+        dist += (double)di;
+        windows += w;
       }
-      dist += (double)di;
-      windows += w;
+      if (nnz > 0) s.col_distance = dist / (double)nnz / (double)(m > n ? m : n);
+      s.windows_per_row = (double)windows / (double)m;
     }
-    if (nnz > 0) s.col_distance = dist / (double)nnz / (double)(m > n ? m : n);
-    s.windows_per_row = (double)windows / (double)m;
   }
   s.seconds = sps_wtime() - t0;
   *out = s;
-  return SPS_SUCCESS;
 }
