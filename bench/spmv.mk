@@ -30,4 +30,5 @@ EXTRA_DIST += \
 	%reldir%/progress-cost.sh \
 	%reldir%/select/sweep.list \
 	%reldir%/select/make-sweep-list.py \
-	%reldir%/select/train.py
+	%reldir%/select/train.py \
+	%reldir%/select/run-sweep.sh
