@@ -1,5 +1,6 @@
-# bench/spmv.mk: the SpMV and solver benchmark drivers (spmv-bench, solve-bench), the peer script, plots and the GPU run script.
-noinst_PROGRAMS += %reldir%/spmv-bench %reldir%/solve-bench %reldir%/precond-bench
+# bench/spmv.mk: the SpMV and solver benchmark drivers (spmv-bench, solve-bench, select-sweep, select-bench), the peer script, plots and the GPU run script.
+noinst_PROGRAMS += %reldir%/spmv-bench %reldir%/solve-bench %reldir%/precond-bench \
+	%reldir%/select-sweep %reldir%/select-bench
 bench_common_sources = \
 	%reldir%/bench_util.c \
 	%reldir%/bench_util.h \
@@ -12,6 +13,11 @@ bench_common_sources = \
 %canon_reldir%_solve_bench_LDADD = libspsolve.la $(CUDA_LIBS)
 %canon_reldir%_precond_bench_SOURCES = %reldir%/precond_bench.c $(bench_common_sources)
 %canon_reldir%_precond_bench_LDADD = libspsolve.la $(CUDA_LIBS)
+%canon_reldir%_select_sweep_SOURCES = %reldir%/select_sweep.c %reldir%/spmv_measure.c \
+	%reldir%/spmv_measure.h $(bench_common_sources)
+%canon_reldir%_select_sweep_LDADD = libspsolve.la $(CUDA_LIBS)
+%canon_reldir%_select_bench_SOURCES = %reldir%/select_bench.c $(bench_common_sources)
+%canon_reldir%_select_bench_LDADD = libspsolve.la $(CUDA_LIBS)
 
 EXTRA_DIST += \
 	%reldir%/README.md \
@@ -21,4 +27,8 @@ EXTRA_DIST += \
 	%reldir%/traffic.py \
 	%reldir%/run-gpu.sh \
 	%reldir%/run-precond.sh \
-	%reldir%/progress-cost.sh
+	%reldir%/progress-cost.sh \
+	%reldir%/select/sweep.list \
+	%reldir%/select/make-sweep-list.py \
+	%reldir%/select/train.py \
+	%reldir%/select/run-sweep.sh

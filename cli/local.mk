@@ -12,6 +12,8 @@ spsolve_SOURCES = \
 	%reldir%/rhs.c \
 	%reldir%/info.h \
 	%reldir%/info.c \
+	%reldir%/stats.h \
+	%reldir%/stats.c \
 	%reldir%/progress.h \
 	%reldir%/progress.c
 spsolve_LDADD = libspsolve.la

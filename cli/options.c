@@ -31,6 +31,7 @@ typedef enum opt_id {
   OPT_SPMV,
   OPT_TPR,
   OPT_LIST_SPMV,
+  OPT_STATS,
   OPT_RHS,
   OPT_SEED,
   OPT_OUTPUT,
@@ -68,6 +69,7 @@ static const opt_spec option_table[] = {
     {"spmv", 0, ARG_REQUIRED, OPT_SPMV},
     {"spmv-threads-per-row", 0, ARG_REQUIRED, OPT_TPR},
     {"list-spmv", 0, ARG_NONE, OPT_LIST_SPMV},
+    {"stats", 0, ARG_NONE, OPT_STATS},
     {"rhs", 0, ARG_REQUIRED, OPT_RHS},
     {"seed", 0, ARG_REQUIRED, OPT_SEED},
     {"output", 'o', ARG_REQUIRED, OPT_OUTPUT},
@@ -133,6 +135,9 @@ void cli_print_help(void)
         "                        threads per row for csr-vector: 1, 2, 4, 8, 16 or 32\n"
         "                        (default 0: chosen at setup)\n"
         "  --list-spmv           list the SpMV kernels and where they are available, then exit\n"
+        "  --stats               print the statistics of A that the SpMV choice reads (rows,\n"
+        "                        row lengths, blockwise blocks, column locality, their cost;\n"
+        "                        with --json as JSON), then exit without solving\n"
         "\n"
         "Right-hand side and solution:\n"
         "  --rhs FILE|ones|random\n"
@@ -477,6 +482,9 @@ static int apply_option(const opt_spec *spec, const char *val, cli_options *opt,
   case OPT_LIST_SPMV:
     opt->action = CLI_ACTION_LIST_SPMV;
     return 0;
+  case OPT_STATS:
+    opt->action = CLI_ACTION_STATS;
+    return 0;
   case OPT_RHS:
     *rhs_given = 1;
     return parse_rhs(val, opt, rhs_positional);
@@ -635,8 +643,9 @@ int cli_parse_options(int argc, char **argv, cli_options *opt)
     if (spec->arg == ARG_OPTIONAL && !val && i + 1 < argc && all_digits(argv[i + 1])) val = argv[++i];
     if (apply_option(spec, val, opt, &rhs_given, &rhs_positional)) return CLI_EXIT_USAGE;
   }
-  if (opt->action != CLI_ACTION_SOLVE) return 0;
+  if (opt->action != CLI_ACTION_SOLVE && opt->action != CLI_ACTION_STATS) return 0;
   if (!opt->matrix_path) return usage_error("no matrix file given");
+  if (opt->action == CLI_ACTION_STATS) return 0;
   if (opt->rtol == 0.0 && opt->atol == 0.0)
     return usage_error("--rtol and --atol are both 0: the solve could never stop");
   return 0;

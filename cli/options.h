@@ -21,7 +21,8 @@ typedef enum cli_action {
   CLI_ACTION_HELP,
   CLI_ACTION_VERSION,
   CLI_ACTION_LIST_SPMV,
-  CLI_ACTION_LIST_PRECOND
+  CLI_ACTION_LIST_PRECOND,
+  CLI_ACTION_STATS /* --stats: print the statistics of A and exit */
 } cli_action;
 
 /* Where the right-hand side comes from. */

@@ -372,3 +372,8 @@ void cli_report_json_error(FILE *out, const cli_error *e, int exit_code)
   fprintf(out, "%d", exit_code);
   fputs("\n}\n", out);
 }
+
+void cli_json_string(FILE *out, const char *s)
+{
+  json_string(out, s);
+}

@@ -63,4 +63,7 @@ void cli_report_json(FILE *out, const cli_report *r);
  */
 void cli_report_json_error(FILE *out, const cli_error *e, int exit_code);
 
+/* A JSON string of s (escaped, invalid UTF-8 as U+FFFD), as the --json report writes it. */
+void cli_json_string(FILE *out, const char *s);
+
 #endif /* SPS_CLI_REPORT_H */

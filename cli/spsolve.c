@@ -7,6 +7,7 @@
 
 #include "error.h"
 #include "info.h"
+#include "stats.h"
 #include "options.h"
 #include "progress.h"
 #include "report.h"
@@ -139,6 +140,8 @@ static int load_matrix(cli_state *s, const cli_options *opt, cli_report *r)
   if (st != SPS_SUCCESS) return library_error(s, st, "cannot read A");
   st = sps_matrix_get_size(s->A, &r->nrows, &r->ncols, &r->nnz);
   if (st != SPS_SUCCESS) return library_error(s, st, "matrix size");
+  /* --stats describes any matrix; only a solve needs a square one. */
+  if (opt->action == CLI_ACTION_STATS) return 0;
   if (r->nrows != r->ncols) {
     return cli_fail(SPS_ERR_SIZE, CLI_EXIT_USAGE,
                     "%s: A is %lld x %lld: a linear solve needs a square matrix", opt->matrix_path,
@@ -350,6 +353,30 @@ static int solve(const cli_options *opt, int *reported)
   return code;
 }
 
+/* --stats: read A on the device and print its statistics. */
+static int matrix_stats(const cli_options *opt, int *reported)
+{
+  cli_state s;
+  cli_report r;
+  sps_matrix_stats ms;
+  memset(&s, 0, sizeof s);
+  memset(&r, 0, sizeof r);
+  r.opt = opt;
+  cli_progress_init(&s.progress, opt->progress, 0);
+  int code = open_device(&s, opt, &r);
+  if (!code) code = load_matrix(&s, opt, &r);
+  if (!code) {
+    sps_status st = sps_matrix_get_stats(s.A, &ms);
+    if (st != SPS_SUCCESS) code = library_error(&s, st, "matrix statistics");
+  }
+  if (!code && !opt->quiet) {
+    cli_print_stats(stdout, opt->matrix_path, r.device, &ms, opt->json);
+    *reported = opt->json;
+  }
+  cli_state_free(&s);
+  return code;
+}
+
 /*
  * Whether the command line asks for --json (and not -q), for an error met while parsing it:
  * the options anywhere before a "--".
@@ -386,10 +413,11 @@ int main(int argc, char **argv)
   case CLI_ACTION_LIST_PRECOND:
     cli_print_precond_list();
     return 0;
+  case CLI_ACTION_STATS:
   case CLI_ACTION_SOLVE:
     break;
   }
-  code = solve(&opt, &reported);
+  code = opt.action == CLI_ACTION_STATS ? matrix_stats(&opt, &reported) : solve(&opt, &reported);
   /* Scripts read --json: a failure is one JSON object too, with the status and the message. */
   if (code >= CLI_EXIT_USAGE && opt.json && !opt.quiet && !reported)
     cli_report_json_error(stdout, cli_last_error(), code);

@@ -28,6 +28,7 @@ sps_status sps_cuda_state_create(sps_context *ctx, int device)
   cs->max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
   cs->l2_bytes = (size_t)prop.l2CacheSize;
   cs->cc_major = prop.major;
+  cs->cc_minor = prop.minor;
   cs->gmres_cluster = cs->cc_major >= 9 && sps_cuda_gmres_cluster_built();
   SPS_CUDA(ctx, cudaStreamCreateWithFlags(&cs->stream, cudaStreamNonBlocking));
   SPS_CUSPARSE(ctx, cusparseCreate(&cs->cusparse));

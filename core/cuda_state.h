@@ -17,6 +17,7 @@ struct sps_cuda_state {
   int max_threads_per_sm;
   size_t l2_bytes;
   int cc_major;      /* compute capability major: 9 and later have thread-block clusters */
+  int cc_minor;      /* compute capability minor (the SpMV model is chosen by major and minor) */
   int gmres_cluster; /* cc_major >= 9 and the one-cluster Arnoldi kernel is built for it */
   char name[256];
   double *scratch;     /* SPS_CUDA_SCRATCH doubles */

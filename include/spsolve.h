@@ -426,6 +426,42 @@ sps_status sps_matrix_get_device_csr(const sps_matrix *A, const int64_t **rowptr
 sps_status sps_matrix_scale(sps_matrix *A, double alpha);
 /** Destroy a matrix (NULL allowed) and set the pointer to NULL. */
 sps_status sps_matrix_destroy(sps_matrix **A);
+
+/**
+ * Statistics of a matrix's sparsity pattern, the features from which the SpMV variant is
+ * chosen (sps_matrix_get_stats()). "Length" is the number of stored entries of a row.
+ */
+typedef struct sps_matrix_stats {
+  int64_t rows, cols, nnz;
+  double density;         /**< nnz / (rows*cols); 0 for an empty shape */
+  double mean_len;        /**< nnz / rows; 0 when rows = 0 */
+  int64_t min_len;        /**< shortest row; 0 when rows = 0 */
+  int64_t max_len;        /**< longest row; 0 when rows = 0 */
+  double var_len;         /**< population variance of the row lengths */
+  double cv_len;          /**< coefficient of variation sqrt(var_len)/mean_len; 0 when mean_len = 0 */
+  double empty_share;     /**< share of rows with no entry */
+  double over32_share;    /**< share of rows longer than 32 */
+  double over1024_share;  /**< share of rows longer than 1024 */
+  int64_t short_blocks;   /**< blocks of short rows in the blockwise variant's partition */
+  int64_t long_blocks;    /**< thread blocks given to long rows in that partition */
+  int64_t long_rows;      /**< rows that partition treats as long */
+  double col_distance;    /**< mean over entries of |col - row| / max(rows, cols) */
+  double windows_per_row; /**< mean over rows of the distinct 32-column windows (col / 32)
+                               its entries touch: 1 for a row within one window */
+  double seconds;         /**< wall time this computation took */
+} sps_matrix_stats;
+
+/**
+ * Compute the statistics of @p A from its host CSR arrays: one pass over the row offsets
+ * (lengths and their moments), one over the offsets for the blockwise partition (as built on
+ * the matrix's device: on a GPU the block budget depends on its multiprocessor count), and one
+ * over the column indices (col_distance, windows_per_row). Allocates nothing.
+ * @param[in]  A    the matrix
+ * @param[out] out  the statistics
+ * @return ::SPS_SUCCESS; ::SPS_ERR_ARGUMENT for a NULL @p A or @p out (the message is kept in
+ *         the matrix's context when @p A is given).
+ */
+sps_status sps_matrix_get_stats(const sps_matrix *A, sps_matrix_stats *out);
 /**@}*/
 
 /** @name Vector */

@@ -44,11 +44,12 @@ static int16_t short_block_tpr(int64_t rows, int64_t nz, int64_t maxl)
   return (int16_t)tpr;
 }
 
-/* Count (blocks == NULL) or fill the descriptors; returns the count and the number of counters. */
+/* Count (blocks == NULL) or fill the descriptors; returns the count and the number of counters,
+ * and (when not NULL) the blocks given to long rows and the long rows. */
 static int64_t blockwise_partition(const sps_matrix *A, int64_t budget, sps_block_desc *blocks,
-                                   int64_t *nslots)
+                                   int64_t *nslots, int64_t *nlong_blocks, int64_t *nlong_rows)
 {
-  int64_t nb = 0, slots = 0, i = 0;
+  int64_t nb = 0, slots = 0, i = 0, lb = 0, lr = 0;
   const int64_t m = A->nrows;
   while (i < m) {
     const int64_t len = A->rowptr[i + 1] - A->rowptr[i];
@@ -64,6 +65,8 @@ static int64_t blockwise_partition(const sps_matrix *A, int64_t budget, sps_bloc
                                         .slot = parts > 1 ? (int32_t)slots : -1,
                                         .pad = 0};
       if (parts > 1) slots++;
+      lb += parts;
+      lr++;
       i++;
       continue;
     }
@@ -86,22 +89,35 @@ static int64_t blockwise_partition(const sps_matrix *A, int64_t budget, sps_bloc
     nb++;
   }
   *nslots = slots;
+  if (nlong_blocks) *nlong_blocks = lb;
+  if (nlong_rows) *nlong_rows = lr;
   return nb;
 }
 
 /* Nonzeros per short block: SPS_BLOCKWISE_NNZ, or fewer to give a GPU four blocks per SM. */
-static int64_t blockwise_budget(const sps_spmv_plan *plan)
+static int64_t blockwise_budget(const sps_context *ctx, const sps_matrix *A)
 {
   int64_t budget = SPS_BLOCKWISE_NNZ;
 #ifdef SPS_HAVE_CUDA
-  if (plan->ctx->kind == SPS_DEVICE_CUDA) {
-    int64_t want = plan->A->nnz / (4 * (int64_t)sps_cuda(plan->ctx)->sm_count);
+  if (ctx->kind == SPS_DEVICE_CUDA) {
+    int64_t want = A->nnz / (4 * (int64_t)sps_cuda(ctx)->sm_count);
     if (want < budget) budget = want < 256 ? 256 : want;
   }
 #else
-  (void)plan;
+  (void)ctx;
+  (void)A;
 #endif
   return budget;
+}
+
+void sps_spmv_blockwise_count(const sps_matrix *A, int64_t *short_blocks, int64_t *long_blocks,
+                              int64_t *long_rows)
+{
+  int64_t nslots, lb, lr;
+  const int64_t nb = blockwise_partition(A, blockwise_budget(A->ctx, A), NULL, &nslots, &lb, &lr);
+  *short_blocks = nb - lb;
+  *long_blocks = lb;
+  *long_rows = lr;
 }
 
 static sps_status blockwise_setup(sps_spmv_plan *plan)
@@ -112,8 +128,8 @@ static sps_status blockwise_setup(sps_spmv_plan *plan)
   SPS_CHECK(sps_host_calloc(ctx, (void **)&d, 1, sizeof *d, "blockwise plan data"));
   plan->data = d;
   int64_t nslots;
-  const int64_t budget = blockwise_budget(plan);
-  d->nblocks = blockwise_partition(A, budget, NULL, &nslots);
+  const int64_t budget = blockwise_budget(ctx, A);
+  d->nblocks = blockwise_partition(A, budget, NULL, &nslots, NULL, NULL);
   if (d->nblocks > INT32_MAX)
     SPS_FAIL(ctx, SPS_ERR_SIZE, "SpMV variant 'blockwise': %lld blocks exceed the grid limit",
              (long long)d->nblocks);
@@ -121,7 +137,7 @@ static sps_status blockwise_setup(sps_spmv_plan *plan)
   unsigned *zeros;
   SPS_CHECK(sps_host_alloc(ctx, (void **)&blocks, (size_t)d->nblocks, sizeof *blocks,
                            "blockwise descriptors"));
-  blockwise_partition(A, budget, blocks, &nslots);
+  blockwise_partition(A, budget, blocks, &nslots, NULL, NULL);
   SPS_CHECK(sps_spmv_to_device(ctx, (void **)&blocks, (void **)&d->blocks,
                                (size_t)d->nblocks * sizeof(sps_block_desc),
                                "blockwise descriptors"));

@@ -6,9 +6,6 @@
 #include "cuda/launchers.h"
 #endif
 
-/* ELL is refused when width * nrows exceeds this many times nnz. */
-#define SPS_ELL_MAX_PADDING 3
-
 typedef struct ell_data {
   int64_t ld, width;
   int32_t *colind; /* width * ld, in the context's memory */

@@ -3,6 +3,8 @@ libspsolve_la_SOURCES += \
 	%reldir%/spmv_internal.h \
 	%reldir%/threads_per_row.h \
 	%reldir%/plan.c \
+	%reldir%/stats.c \
+	%reldir%/select.c \
 	%reldir%/csr_scalar.c \
 	%reldir%/csr_vector.c \
 	%reldir%/ell.c \

@@ -1,5 +1,6 @@
 /* plan.c: the SpMV variant registry and the sps_spmv_plan API (create, set, setup, apply, destroy).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "spmv_internal.h"
@@ -110,32 +111,6 @@ int sps_spmv_tpr_from_mean(double mean, int lo)
   return t;
 }
 
-/*
- * The AUTO rule, from row statistics computed once at setup and the SpMV benchmark on an H200
- * (bench/results/): on the CPU csr-scalar (the references are all row loops). On a GPU:
- *   - even rows (longest <= 4*mean + 8): short ones (mean <= 12) stream best one row per
- *     thread (csr-scalar: G3_circuit, laplacian7pt_100); longer ones take csr-vector with
- *     seed 000's threads per row for the mean (nos3, bcsstk13);
- *   - uneven rows (circuits with supply nets, power networks): blockwise, whose partition
- *     gives long rows whole thread blocks and streams the short ones.
- * merge is not chosen automatically: blockwise already splits very long rows over blocks.
- */
-sps_spmv_kind sps_spmv_auto_choose(const sps_matrix *A, sps_device_kind device,
-                                   int *threads_per_row)
-{
-  sps_spmv_row_stats rs;
-  *threads_per_row = 1;
-  if (device != SPS_DEVICE_CUDA || A->nnz == 0) return SPS_SPMV_CSR_SCALAR;
-  sps_spmv_row_stats_compute(A, &rs);
-  if ((double)rs.max_len <= 4.0 * rs.mean + 8.0) {
-    if (rs.mean <= 12.0) return SPS_SPMV_CSR_SCALAR;
-    *threads_per_row = sps_spmv_tpr_from_mean(rs.mean, 2);
-    return SPS_SPMV_CSR_VECTOR;
-  }
-  *threads_per_row = 0;
-  return SPS_SPMV_BLOCKWISE;
-}
-
 sps_status sps_spmv_plan_create(sps_context *ctx, sps_spmv_plan **out, const sps_matrix *A,
                                 sps_spmv_kind kind)
 {
@@ -185,21 +160,10 @@ static void plan_release(sps_spmv_plan *plan)
   plan->is_setup = 0;
 }
 
-sps_status sps_spmv_plan_setup(sps_spmv_plan *plan)
+/* Set up variant v (plan->threads_per_row already set); on failure nothing is kept. */
+static sps_status plan_setup_variant(sps_spmv_plan *plan, const sps_spmv_variant *v)
 {
-  if (!plan) return SPS_ERR_ARGUMENT;
-  plan_release(plan);
-  sps_spmv_kind kind = plan->requested;
-  if (kind == SPS_SPMV_AUTO) {
-    int tpr = 0;
-    kind = sps_spmv_auto_choose(plan->A, plan->ctx->kind, &tpr);
-    if (plan->threads_per_row == 0) plan->threads_per_row = tpr;
-  }
-  const sps_spmv_variant *v = sps_spmv_variant_get(kind);
-  if (!v || !sps_spmv_kind_available(kind, plan->ctx->kind))
-    SPS_FAIL(plan->ctx, SPS_ERR_UNSUPPORTED, "SpMV variant '%s' is not available on the %s backend",
-             kind_names[kind], plan->ctx->be->name);
-  plan->kind = kind;
+  plan->kind = v->kind;
   plan->variant = v;
   sps_status st = v->setup(plan);
   if (st) {
@@ -209,6 +173,55 @@ sps_status sps_spmv_plan_setup(sps_spmv_plan *plan)
   }
   plan->is_setup = 1;
   return SPS_SUCCESS;
+}
+
+/*
+ * AUTO: the configuration of sps_spmv_select, then, should its setup refuse the matrix or run
+ * out of memory (SPS_ERR_UNSUPPORTED, SPS_ERR_SIZE, SPS_ERR_DEVICE_MEMORY), the others of its
+ * ranking and finally csr-scalar, which needs nothing beyond the matrix; why tells each step.
+ */
+static sps_status plan_setup_auto(sps_spmv_plan *plan)
+{
+  sps_spmv_choice c;
+  sps_spmv_select(plan->A, plan->ctx->kind, sps_spmv_context_cc(plan->ctx), &c);
+  snprintf(plan->why, sizeof plan->why, "%s", c.why);
+  const int fixed_tpr = plan->threads_per_row;
+  sps_spmv_config tries[SPS_SPMV_RANKED + 2];
+  int ntries = 0;
+  tries[ntries++] = (sps_spmv_config){c.kind, c.tpr};
+  for (int k = 0; k < c.nranked; k++)
+    if (c.ranked[k].kind != c.kind || c.ranked[k].tpr != c.tpr) tries[ntries++] = c.ranked[k];
+  tries[ntries++] = (sps_spmv_config){SPS_SPMV_CSR_SCALAR, 0};
+  sps_status st = SPS_ERR_UNSUPPORTED;
+  for (int k = 0; k < ntries; k++) {
+    const sps_spmv_variant *v = sps_spmv_variant_get(tries[k].kind);
+    if (!v || !sps_spmv_kind_available(tries[k].kind, plan->ctx->kind)) continue;
+    if (k > 0) {
+      size_t l = strlen(plan->why);
+      snprintf(plan->why + l, sizeof plan->why - l, "; %s failed (%s), so %s",
+               kind_names[tries[k - 1].kind], sps_status_name(st), kind_names[tries[k].kind]);
+    }
+    plan->threads_per_row =
+        fixed_tpr ? fixed_tpr
+                  : tries[k].kind == SPS_SPMV_CSR_SCALAR ? 1 : tries[k].tpr;
+    st = plan_setup_variant(plan, v);
+    if (st != SPS_ERR_UNSUPPORTED && st != SPS_ERR_SIZE && st != SPS_ERR_DEVICE_MEMORY) return st;
+  }
+  return st;
+}
+
+sps_status sps_spmv_plan_setup(sps_spmv_plan *plan)
+{
+  if (!plan) return SPS_ERR_ARGUMENT;
+  plan_release(plan);
+  sps_spmv_kind kind = plan->requested;
+  plan->why[0] = '\0';
+  if (kind == SPS_SPMV_AUTO) return plan_setup_auto(plan);
+  const sps_spmv_variant *v = sps_spmv_variant_get(kind);
+  if (!v || !sps_spmv_kind_available(kind, plan->ctx->kind))
+    SPS_FAIL(plan->ctx, SPS_ERR_UNSUPPORTED, "SpMV variant '%s' is not available on the %s backend",
+             kind_names[kind], plan->ctx->be->name);
+  return plan_setup_variant(plan, v);
 }
 
 sps_status sps_spmv_apply_raw(sps_spmv_plan *plan, double alpha, const double *x, double beta,

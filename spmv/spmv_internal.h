@@ -39,6 +39,7 @@ struct sps_spmv_plan {
   const sps_spmv_variant *variant;
   void *data; /* the variant's format and buffers */
   int owned;  /* 1: made by another object (a solver) for itself, not counted by the context */
+  char why[320]; /* how AUTO chose (sps_spmv_choice.why); empty for a named variant */
 };
 
 /* Mark a plan as owned by the object that made it (a solver's): the context's count of live
@@ -51,9 +52,80 @@ const sps_spmv_variant *sps_spmv_variant_get(sps_spmv_kind kind);
 /* The plan's variant rounds like csr-scalar (sps_spmv_variant.rounds_like_csr); 0 before setup. */
 int sps_spmv_plan_rounds_like_csr(const sps_spmv_plan *plan);
 
-/* The rule for AUTO (seed 000): a variant and its threads per row from row statistics. */
+/*
+ * AUTO's choice for A on a device kind (spmv/select.c: sps_spmv_select with the compute
+ * capability of A's context when it is a CUDA one, else none): the variant and its threads per
+ * row (1 for csr-scalar, 0 for the variants without the setting).
+ */
 sps_spmv_kind sps_spmv_auto_choose(const sps_matrix *A, sps_device_kind device,
                                    int *threads_per_row);
+
+/* A configuration: a variant and its threads per row (csr-vector; 0 otherwise). */
+typedef struct sps_spmv_config {
+  sps_spmv_kind kind;
+  int tpr;
+} sps_spmv_config;
+
+/*
+ * What sps_spmv_select picks, and why: the configuration, the model leaf's ranking of the
+ * others (best first, for a fallback or a tuner), and a short text: the model and the tree path
+ * taken ("model sm90: mean_len<=11.5, cv_len>0.8 -> blockwise"), or the rule and its test
+ * ("no model for sm_89: rule: max_len<=4*mean+8, mean<=12 -> csr-scalar"), with any fallback
+ * from a configuration that cannot run on the matrix.
+ */
+#define SPS_SPMV_RANKED 6
+typedef struct sps_spmv_choice {
+  sps_spmv_kind kind;
+  int tpr;
+  int nranked;
+  sps_spmv_config ranked[SPS_SPMV_RANKED];
+  char why[320];
+} sps_spmv_choice;
+
+/*
+ * Choose the SpMV configuration of A for a device kind and, on CUDA, its compute capability
+ * (10*major + minor, 0 when unknown): the model trained for that capability when one is built
+ * in (spmv/model_smXY.c), else the rule of sps_spmv_select_rule. A configuration that AUTO may
+ * not use on A (sps_spmv_config_fits) is replaced by the next one of the ranking, or by the
+ * rule's, and why says so.
+ */
+void sps_spmv_select(const sps_matrix *A, sps_device_kind dev, int compute_capability,
+                     sps_spmv_choice *out);
+
+/* sps_spmv_select from statistics already computed (select-bench replays a sweep with it). */
+void sps_spmv_select_stats(const sps_matrix_stats *s, sps_device_kind dev, int compute_capability,
+                           sps_spmv_choice *out);
+
+/* 1 when a model for this compute capability is built in. */
+int sps_spmv_have_model(int compute_capability);
+
+/* The rule used where no model exists (seed 000 and the spmv-bench results of an H200): see
+ * spmv/select.c. */
+void sps_spmv_select_rule(const sps_matrix_stats *s, sps_device_kind dev, sps_spmv_choice *out);
+
+/* A generated model (spmv/model_smXY.c): walks its tree over the statistics and calls
+ * sps_spmv_model_leaf at the leaf reached. */
+typedef void (*sps_spmv_model_fn)(const sps_matrix_stats *s, sps_spmv_choice *out);
+
+/*
+ * The leaf of a generated model: the configurations in the leaf's order (best first, n of
+ * them, the first one chosen) and the path of tests that led there.
+ */
+void sps_spmv_model_leaf(sps_spmv_choice *out, const sps_spmv_config *ranked, int n,
+                         const char *path);
+
+/* Choose with a given model (named "smXY" in why) for a device kind, as sps_spmv_select does
+ * with a built-in one; the tests run generated models through it. */
+void sps_spmv_select_model(const sps_matrix_stats *s, sps_device_kind dev, sps_spmv_model_fn model,
+                           const char *name, sps_spmv_choice *out);
+
+/* 1 when AUTO may use the configuration on a matrix of these statistics: the variant rounds
+ * like csr-scalar (so not coo, hyb or cusparse) and, as far as the statistics tell, can be set
+ * up (ELL's padding limit, blockwise's grid limit); else 0 with the reason in why. */
+int sps_spmv_config_fits(const sps_matrix_stats *s, sps_spmv_config c, char *why, size_t len);
+
+/* The compute capability of a context, 10*major + minor; 0 on the CPU. */
+int sps_spmv_context_cc(const sps_context *ctx);
 
 /* y <- alpha*A*x + beta*y on raw arrays of the context's memory space (solvers use this). */
 sps_status sps_spmv_apply_raw(sps_spmv_plan *plan, double alpha, const double *x, double beta,
@@ -68,6 +140,20 @@ typedef struct sps_spmv_row_stats {
   int64_t max_len;
 } sps_spmv_row_stats;
 void sps_spmv_row_stats_compute(const sps_matrix *A, sps_spmv_row_stats *stats);
+
+/*
+ * sps_matrix_get_stats without its argument checks; columns = 0 leaves out the pass over the
+ * column indices (col_distance and windows_per_row stay 0), which the rule does not read.
+ */
+void sps_spmv_stats_compute(const sps_matrix *A, int columns, sps_matrix_stats *out);
+
+/*
+ * The blockwise variant's partition of A as its setup builds it on A's device (spmv/blockwise.c):
+ * the blocks of short rows, the thread blocks given to long rows, and the long rows. One pass
+ * over the row offsets; allocates nothing.
+ */
+void sps_spmv_blockwise_count(const sps_matrix *A, int64_t *short_blocks, int64_t *long_blocks,
+                              int64_t *long_rows);
 
 /*
  * Seed 000's threads-per-row rule: the power of two nearest (in ratio) to the mean row
@@ -90,6 +176,9 @@ sps_status sps_spmv_to_device(sps_context *ctx, void **host, void **dev, size_t 
  */
 sps_status sps_spmv_ell_build(sps_context *ctx, const sps_matrix *A, int64_t width, int64_t *ld,
                               int32_t **colind, double **values);
+
+/* ELL is refused when width * nrows exceeds this many times nnz (spmv/ell.c). */
+#define SPS_ELL_MAX_PADDING 3
 
 /* The variants (spmv/<name>.c). */
 extern const sps_spmv_variant sps_spmv_variant_csr_scalar;

@@ -30,3 +30,4 @@ include %reldir%/bjacobi.mk
 include %reldir%/numerics.mk
 include %reldir%/wrap.mk
 include %reldir%/python.mk
+include %reldir%/select.mk
