@@ -6,8 +6,7 @@
 #include "cuda/launchers.h"
 #endif
 
-/* ELL is refused when width * nrows exceeds this many times nnz. */
-#define SPS_ELL_MAX_PADDING 3
+/* ELL is refused when width * nrows exceeds SPS_ELL_MAX_PADDING times nnz (spmv_internal.h). */
 
 typedef struct ell_data {
   int64_t ld, width;

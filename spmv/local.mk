@@ -3,6 +3,9 @@ libspsolve_la_SOURCES += \
 	%reldir%/spmv_internal.h \
 	%reldir%/threads_per_row.h \
 	%reldir%/plan.c \
+	%reldir%/candidates.c \
+	%reldir%/tune.c \
+	%reldir%/tune_cache.c \
 	%reldir%/csr_scalar.c \
 	%reldir%/csr_vector.c \
 	%reldir%/ell.c \

@@ -1,5 +1,6 @@
 /* plan.c: the SpMV variant registry and the sps_spmv_plan API (create, set, setup, apply, destroy).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "spmv_internal.h"
@@ -60,9 +61,27 @@ sps_status sps_spmv_kind_from_name(const char *name, sps_spmv_kind *kind)
   return SPS_ERR_ARGUMENT;
 }
 
+static const char *const source_names[SPS_SPMV_SOURCE_COUNT] = {
+#define SPS_X_NAME(name, text, desc) [name] = text,
+    SPS_SPMV_SOURCE_LIST(SPS_X_NAME)
+#undef SPS_X_NAME
+};
+
+const char *sps_spmv_source_name(sps_spmv_source source)
+{
+  if ((int)source < 0 || source >= SPS_SPMV_SOURCE_COUNT) return NULL;
+  return source_names[source];
+}
+
+int sps_spmv_kind_is_variant(sps_spmv_kind kind)
+{
+  return (int)kind >= 0 && kind < SPS_SPMV_KIND_COUNT && kind != SPS_SPMV_AUTO &&
+         kind != SPS_SPMV_TUNE;
+}
+
 int sps_spmv_kind_available(sps_spmv_kind kind, sps_device_kind device)
 {
-  if (kind == SPS_SPMV_AUTO) return 1;
+  if (kind == SPS_SPMV_AUTO || kind == SPS_SPMV_TUNE) return 1;
   const sps_spmv_variant *v = sps_spmv_variant_get(kind);
   if (!v) return 0;
   if (device == SPS_DEVICE_CUDA) return sps_have_cuda() && v->on_cuda;
@@ -119,21 +138,55 @@ int sps_spmv_tpr_from_mean(double mean, int lo)
  *   - uneven rows (circuits with supply nets, power networks): blockwise, whose partition
  *     gives long rows whole thread blocks and streams the short ones.
  * merge is not chosen automatically: blockwise already splits very long rows over blocks.
+ * choice->why states the test that decided, with the matrix's numbers.
  */
+void sps_spmv_auto_rule(const sps_matrix *A, sps_device_kind device, sps_spmv_choice *c)
+{
+  sps_spmv_row_stats rs;
+  c->tpr = 1;
+  c->kind = SPS_SPMV_CSR_SCALAR;
+  if (device != SPS_DEVICE_CUDA) {
+    snprintf(c->why, sizeof c->why,
+             "on the CPU every variant is a row loop over the same arrays: csr-scalar");
+    return;
+  }
+  if (A->nnz == 0) {
+    snprintf(c->why, sizeof c->why, "no nonzeros: csr-scalar");
+    return;
+  }
+  sps_spmv_row_stats_compute(A, &rs);
+  const double even = 4.0 * rs.mean + 8.0;
+  if ((double)rs.max_len <= even) {
+    if (rs.mean <= 12.0) {
+      snprintf(c->why, sizeof c->why,
+               "even rows (longest %lld <= 4*mean + 8 = %.1f) and short (mean %.2f <= 12): one "
+               "thread per row (csr-scalar)",
+               (long long)rs.max_len, even, rs.mean);
+      return;
+    }
+    c->kind = SPS_SPMV_CSR_VECTOR;
+    c->tpr = sps_spmv_tpr_from_mean(rs.mean, 2);
+    snprintf(c->why, sizeof c->why,
+             "even rows (longest %lld <= 4*mean + 8 = %.1f) and long (mean %.2f > 12): "
+             "csr-vector with %d threads per row, the power of two nearest the mean",
+             (long long)rs.max_len, even, rs.mean, c->tpr);
+    return;
+  }
+  c->kind = SPS_SPMV_BLOCKWISE;
+  c->tpr = 0;
+  snprintf(c->why, sizeof c->why,
+           "uneven rows (longest %lld > 4*mean + 8 = %.1f, mean %.2f): blockwise, whose long-row "
+           "blocks take whole thread blocks",
+           (long long)rs.max_len, even, rs.mean);
+}
+
 sps_spmv_kind sps_spmv_auto_choose(const sps_matrix *A, sps_device_kind device,
                                    int *threads_per_row)
 {
-  sps_spmv_row_stats rs;
-  *threads_per_row = 1;
-  if (device != SPS_DEVICE_CUDA || A->nnz == 0) return SPS_SPMV_CSR_SCALAR;
-  sps_spmv_row_stats_compute(A, &rs);
-  if ((double)rs.max_len <= 4.0 * rs.mean + 8.0) {
-    if (rs.mean <= 12.0) return SPS_SPMV_CSR_SCALAR;
-    *threads_per_row = sps_spmv_tpr_from_mean(rs.mean, 2);
-    return SPS_SPMV_CSR_VECTOR;
-  }
-  *threads_per_row = 0;
-  return SPS_SPMV_BLOCKWISE;
+  sps_spmv_choice c;
+  sps_spmv_auto_rule(A, device, &c);
+  *threads_per_row = c.tpr;
+  return c.kind;
 }
 
 sps_status sps_spmv_plan_create(sps_context *ctx, sps_spmv_plan **out, const sps_matrix *A,
@@ -156,6 +209,7 @@ sps_status sps_spmv_plan_create(sps_context *ctx, sps_spmv_plan **out, const sps
   plan->A = A;
   plan->requested = kind;
   plan->kind = kind;
+  plan->choice.requested = kind;
   sps_context_track(ctx, SPS_OBJECT_PLAN, 1);
   *out = plan;
   return SPS_SUCCESS;
@@ -185,28 +239,59 @@ static void plan_release(sps_spmv_plan *plan)
   plan->is_setup = 0;
 }
 
+/* Reset the record of the choice to what was asked. */
+static void choice_reset(sps_spmv_plan *plan)
+{
+  memset(&plan->choice, 0, sizeof plan->choice);
+  plan->choice.requested = plan->requested;
+}
+
 sps_status sps_spmv_plan_setup(sps_spmv_plan *plan)
 {
   if (!plan) return SPS_ERR_ARGUMENT;
   plan_release(plan);
+  choice_reset(plan);
   sps_spmv_kind kind = plan->requested;
+  if (kind == SPS_SPMV_TUNE) {
+    /* The user's threads per row restrict the candidates; the tuning's pick replaces them. */
+    const int tpr_asked = plan->threads_per_row;
+    sps_status st = sps_spmv_tune(plan);
+    if (st) {
+      plan->threads_per_row = tpr_asked;
+      choice_reset(plan);
+      return st;
+    }
+    plan->is_setup = 1;
+    return SPS_SUCCESS;
+  }
   if (kind == SPS_SPMV_AUTO) {
-    int tpr = 0;
-    kind = sps_spmv_auto_choose(plan->A, plan->ctx->kind, &tpr);
-    if (plan->threads_per_row == 0) plan->threads_per_row = tpr;
+    sps_spmv_choice c;
+    sps_spmv_auto_rule(plan->A, plan->ctx->kind, &c);
+    kind = c.kind;
+    if (plan->threads_per_row == 0) plan->threads_per_row = c.tpr;
+    plan->choice.source = SPS_SPMV_SOURCE_RULE;
+    snprintf(plan->choice.why, sizeof plan->choice.why, "%s", c.why);
+  } else {
+    plan->choice.source = SPS_SPMV_SOURCE_USER;
+    snprintf(plan->choice.why, sizeof plan->choice.why, "named by the caller");
   }
   const sps_spmv_variant *v = sps_spmv_variant_get(kind);
-  if (!v || !sps_spmv_kind_available(kind, plan->ctx->kind))
+  if (!v || !sps_spmv_kind_available(kind, plan->ctx->kind)) {
+    choice_reset(plan);
     SPS_FAIL(plan->ctx, SPS_ERR_UNSUPPORTED, "SpMV variant '%s' is not available on the %s backend",
              kind_names[kind], plan->ctx->be->name);
+  }
   plan->kind = kind;
   plan->variant = v;
   sps_status st = v->setup(plan);
   if (st) {
     if (v->destroy) v->destroy(plan);
     plan->data = NULL;
+    choice_reset(plan);
     return st;
   }
+  plan->choice.kind = kind;
+  plan->choice.threads_per_row = kind == SPS_SPMV_CSR_VECTOR ? plan->threads_per_row : 0;
   plan->is_setup = 1;
   return SPS_SUCCESS;
 }
@@ -246,6 +331,14 @@ sps_status sps_spmv_plan_get_kind(const sps_spmv_plan *plan, sps_spmv_kind *kind
   if (!plan) return SPS_ERR_ARGUMENT;
   if (kind) *kind = plan->kind;
   if (tpr) *tpr = plan->threads_per_row;
+  return SPS_SUCCESS;
+}
+
+sps_status sps_spmv_plan_get_choice(const sps_spmv_plan *plan, sps_spmv_choice_info *info)
+{
+  if (!plan) return SPS_ERR_ARGUMENT;
+  SPS_CHECK_ARG(plan->ctx, info, "info");
+  *info = plan->choice;
   return SPS_SUCCESS;
 }
 

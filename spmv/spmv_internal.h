@@ -39,7 +39,74 @@ struct sps_spmv_plan {
   const sps_spmv_variant *variant;
   void *data; /* the variant's format and buffers */
   int owned;  /* 1: made by another object (a solver) for itself, not counted by the context */
+  sps_spmv_choice_info choice; /* how the variant in use was chosen (last setup) */
 };
+
+/*
+ * One choice of variant and parameters, with the reasoning behind it: what the AUTO rule
+ * (sps_spmv_auto_rule), the list of tuning candidates (sps_spmv_candidates) and a selector
+ * return.
+ */
+typedef struct sps_spmv_choice {
+  sps_spmv_kind kind;
+  int tpr;       /* threads per row (csr-vector; 0 = the variant's own rule) */
+  char why[256]; /* one sentence */
+} sps_spmv_choice;
+
+/* The AUTO rule (seed 000 and the H200 benchmark) with its reasoning in choice->why. */
+void sps_spmv_auto_rule(const sps_matrix *A, sps_device_kind device, sps_spmv_choice *choice);
+
+/*
+ * The candidates that TUNE times on @p A (spmv/candidates.c), best guess first: the AUTO
+ * rule's pick, then the other plausible variants and threads per row on @p device; at most
+ * @p max, each (kind, tpr) once, every one available on the device. Returns the count.
+ */
+int sps_spmv_candidates(const sps_matrix *A, sps_device_kind device, sps_spmv_choice *list,
+                        int max);
+
+/*
+ * TUNE at setup (spmv/tune.c): the cache entry or the fastest candidate set up in @p plan
+ * (variant, data, kind, threads_per_row) and plan->choice filled. Fails only for host memory
+ * and runtime errors, never because a candidate is refused.
+ */
+sps_status sps_spmv_tune(sps_spmv_plan *plan);
+
+/*
+ * The disk cache of tuning results (spmv/tune_cache.c). A key names the matrix structure
+ * (sizes and a 64-bit hash of the row offsets and column indices), the device and the library
+ * version; its entry is one text file in the cache directory.
+ */
+typedef struct sps_spmv_cache_key {
+  char dir[1024];   /* the cache directory; "" when the cache is off */
+  char path[1024];  /* the entry's file */
+  char device[300]; /* "NVIDIA H100 80GB HBM3 sm_90", "cpu 8 threads" */
+  char matrix[128]; /* "nrows ncols nnz hash" */
+} sps_spmv_cache_key;
+
+/* The 64-bit hash of A's structure (row offsets and column indices; not the values). */
+uint64_t sps_spmv_structure_hash(const sps_matrix *A);
+
+/* Fill @p key for A on the plan's context (dir "" when the cache is off). */
+void sps_spmv_cache_key_make(const sps_context *ctx, const sps_matrix *A, sps_spmv_cache_key *key);
+
+/*
+ * Read the entry of @p key into info (choice, candidates): 1 when it exists and is valid for
+ * this key (format, version, device, matrix, checksum, a variant available on @p device), 0
+ * otherwise with @p why saying what was wrong ("" when there is no entry).
+ */
+int sps_spmv_cache_read(const sps_spmv_cache_key *key, sps_device_kind device,
+                        sps_spmv_choice_info *info, char *why, size_t whylen);
+
+/*
+ * Store info's choice and candidates as the entry of @p key: a temporary file in the cache
+ * directory (made when missing), fsync, rename over the entry. Returns 1 when stored, 0 with
+ * @p why set otherwise; never records an error on a context.
+ */
+int sps_spmv_cache_write(const sps_spmv_cache_key *key, const sps_spmv_choice_info *info,
+                         char *why, size_t whylen);
+
+/* ELL refuses a matrix whose padded size exceeds this many times nnz. */
+#define SPS_ELL_MAX_PADDING 3
 
 /* Mark a plan as owned by the object that made it (a solver's): the context's count of live
  * objects leaves it out, as the user did not make it. */

@@ -5,7 +5,8 @@ TESTS += \
 	%reldir%/cli/output.sh \
 	%reldir%/cli/info.sh \
 	%reldir%/cli/numerics.sh \
-	%reldir%/cli/progress.sh
+	%reldir%/cli/progress.sh \
+	%reldir%/cli/tune.sh
 EXTRA_DIST += \
 	%reldir%/cli/common.sh \
 	%reldir%/cli/exit_codes.sh \
@@ -13,4 +14,5 @@ EXTRA_DIST += \
 	%reldir%/cli/output.sh \
 	%reldir%/cli/info.sh \
 	%reldir%/cli/numerics.sh \
-	%reldir%/cli/progress.sh
+	%reldir%/cli/progress.sh \
+	%reldir%/cli/tune.sh
