@@ -229,6 +229,7 @@ sps_status sps_spmv_plan_set_threads_per_row(sps_spmv_plan *plan, int tpr)
     SPS_FAIL(plan->ctx, SPS_ERR_ARGUMENT, "threads per row must be " SPS_SPMV_TPR_LIST ", not %d",
              tpr);
   plan->threads_per_row = tpr;
+  plan->tpr_requested = tpr;
   return SPS_SUCCESS;
 }
 
@@ -253,11 +254,12 @@ sps_status sps_spmv_plan_setup(sps_spmv_plan *plan)
   choice_reset(plan);
   sps_spmv_kind kind = plan->requested;
   if (kind == SPS_SPMV_TUNE) {
-    /* The user's threads per row restrict the candidates; the tuning's pick replaces them. */
-    const int tpr_asked = plan->threads_per_row;
+    /* The user's threads per row restrict the candidates; the tuning's pick replaces them
+     * (a later setup starts from the user's value again). */
+    plan->threads_per_row = plan->tpr_requested;
     sps_status st = sps_spmv_tune(plan);
     if (st) {
-      plan->threads_per_row = tpr_asked;
+      plan->threads_per_row = plan->tpr_requested;
       choice_reset(plan);
       return st;
     }

@@ -35,6 +35,7 @@ struct sps_spmv_plan {
   sps_spmv_kind requested; /* as created (may be AUTO) */
   sps_spmv_kind kind;      /* in use after setup */
   int threads_per_row;     /* requested before setup (0 = choose), in use after */
+  int tpr_requested;       /* as set by sps_spmv_plan_set_threads_per_row (TUNE starts from it) */
   int is_setup;
   const sps_spmv_variant *variant;
   void *data; /* the variant's format and buffers */

@@ -107,14 +107,14 @@ static void cache_dir(const sps_context *ctx, char *buf, size_t len)
 void sps_spmv_cache_key_make(const sps_context *ctx, const sps_matrix *A, sps_spmv_cache_key *key)
 {
   memset(key, 0, sizeof *key);
+  cache_dir(ctx, key->dir, sizeof key->dir);
+  if (!key->dir[0]) return; /* off: no key, and no pass over the matrix for its hash */
   sps_context_device_key(ctx, key->device, sizeof key->device);
   for (char *p = key->device; *p; p++)
     if (*p == '\n' || *p == '\r') *p = ' ';
   const uint64_t hs = sps_spmv_structure_hash(A);
   snprintf(key->matrix, sizeof key->matrix, "%lld %lld %lld %016llx", (long long)A->nrows,
            (long long)A->ncols, (long long)A->nnz, (unsigned long long)hs);
-  cache_dir(ctx, key->dir, sizeof key->dir);
-  if (!key->dir[0]) return;
   const char *version = sps_version();
   const uint64_t name = mix64(hs ^ hash_text(key->device, strlen(key->device)) ^
                               rotl64(hash_text(version, strlen(version)), 21) ^

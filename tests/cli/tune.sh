@@ -198,4 +198,27 @@ json_checks <<'EOT'
 --spmv-threads-per-row 4 leaves one csr-vector candidate, with 4 | [c["threads_per_row"] for c in d["spmv_candidates"] if c["spmv"] == "csr-vector"] == [4]
 EOT
 
+# On a GPU: the candidates timed in CUDA graphs, cusparse among them; another device key.
+if "$SPSOLVE" --version | grep -q '^CUDA device: no CUDA device'; then
+  skip "--spmv tune on a GPU" "no CUDA device"
+else
+  gcache=$tmp/gpu-cache
+  SPSOLVE_CACHE_DIR=$gcache run --device cuda --spmv tune --json "$nos3"
+  check "--device cuda --spmv tune: exit 0" test "$rc" -eq 0
+  json_checks <<'EOT'
+GPU: tuned, every candidate timed in a CUDA graph, cusparse among them | d["spmv_source"] == "tune" and all(c["note"].startswith("graph") for c in d["spmv_candidates"] if c["status"] == "SPS_SUCCESS") and any(c["spmv"] == "cusparse" for c in d["spmv_candidates"])
+GPU: the fastest is used and the entry stored | [c["seconds"] for c in d["spmv_candidates"] if c["used"]] == [min(c["seconds"] for c in d["spmv_candidates"] if c["seconds"])] and d["spmv_cache"] == "stored"
+GPU: the solve converged | d["converged"] is True
+EOT
+  SPSOLVE_CACHE_DIR=$gcache run --device cuda --spmv tune --json "$nos3"
+  json_checks <<'EOT'
+GPU: the second run reads the entry | d["spmv_source"] == "cache" and d["spmv_tune_timed"] == 0
+EOT
+  SPSOLVE_CACHE_DIR=$gcache run --device cpu --spmv tune --json "$nos3"
+  json_checks <<'EOT'
+the CPU does not read the GPU's entry: another device, another key | d["spmv_source"] == "tune"
+EOT
+  check "the GPU's and the CPU's entries side by side" test "$(entries "$gcache")" -eq 2
+fi
+
 finish

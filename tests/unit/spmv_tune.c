@@ -5,8 +5,47 @@
 #include <string.h>
 #include <unistd.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "spmv_internal.h"
 #include "testlib.h"
+
+/* The structure hash of the cache key: the same for any thread count, changed by one column
+ * index, blind to the values (it never reads them: the matrix here has none). */
+static void hash_checks(void)
+{
+  const int64_t n = 1000000, per = 5; /* 20 MB of column indices: 40 chunks of the hash */
+  struct sps_matrix M;
+  memset(&M, 0, sizeof M);
+  M.nrows = M.ncols = n;
+  M.nnz = n * per;
+  M.rowptr = malloc((size_t)(n + 1) * sizeof *M.rowptr);
+  M.colind = malloc((size_t)M.nnz * sizeof *M.colind);
+  if (!M.rowptr || !M.colind) sps_bail("out of memory");
+  for (int64_t i = 0; i <= n; i++) M.rowptr[i] = i * per;
+  for (int64_t q = 0; q < M.nnz; q++) M.colind[q] = (int32_t)((q * 7919) % n);
+  uint64_t h1 = sps_spmv_structure_hash(&M), hn = h1;
+#ifdef _OPENMP
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  h1 = sps_spmv_structure_hash(&M);
+  omp_set_num_threads(threads > 1 ? threads : 4);
+  hn = sps_spmv_structure_hash(&M);
+  omp_set_num_threads(threads);
+#endif
+  sps_ok(h1 == hn, "the structure hash is the same with 1 thread and with several (%016llx)",
+         (unsigned long long)h1);
+  M.colind[M.nnz / 2 + 3] ^= 1;
+  const uint64_t hc = sps_spmv_structure_hash(&M);
+  M.colind[M.nnz / 2 + 3] ^= 1;
+  M.rowptr[n / 2] += 1;
+  const uint64_t hr = sps_spmv_structure_hash(&M);
+  sps_ok(hc != h1 && hr != h1 && hc != hr, "one column index or one row offset changes it");
+  free(M.rowptr);
+  free(M.colind);
+}
 
 /* A 2-D five-point Laplacian on a k x k grid, with its values scaled by s; and when dense_row,
  * row 0 full (an uneven matrix, which ELL's padding refuses). */
@@ -121,6 +160,7 @@ int main(void)
   sps_ok(sps_spmv_kind_from_name("tune", &k) == SPS_SUCCESS && k == SPS_SPMV_TUNE &&
              sps_spmv_kind_available(SPS_SPMV_TUNE, SPS_DEVICE_CPU),
          "'tune' names SPS_SPMV_TUNE, available everywhere");
+  hash_checks();
   sps_ok(strcmp(sps_spmv_source_name(SPS_SPMV_SOURCE_CACHE), "cache") == 0 &&
              sps_spmv_source_name(SPS_SPMV_SOURCE_COUNT) == NULL,
          "source names");
@@ -229,6 +269,14 @@ int main(void)
       vec_other += info.candidates[a].threads_per_row != 4;
     }
   sps_ok(vec4 == 1 && vec_other == 0, "threads per row set on the plan: csr-vector timed with 4 only");
+  sps_spmv_plan_destroy(&p);
+  p = plan_on(ctx, L, SPS_SPMV_TUNE, 0, &info);
+  if (sps_spmv_plan_setup(p) || sps_spmv_plan_get_choice(p, &info2)) sps_bail("second setup");
+  vec_other = 0;
+  for (int a = 0; a < info2.candidate_count; a++)
+    vec_other += info2.candidates[a].kind == SPS_SPMV_CSR_VECTOR;
+  sps_ok(info2.candidate_count == info.candidate_count && vec_other >= 2 && product_ok(ctx, p, L),
+         "a second setup tunes the full list again, not restricted by the first pick");
   sps_spmv_plan_destroy(&p);
 
   /* The cache: stored, then a hit without timing, for the same structure with other values. */
