@@ -261,6 +261,16 @@ int main(void)
   p = plan_on(ctx, Z, SPS_SPMV_TUNE, 0, &info);
   sps_ok(product_ok(ctx, p, Z) && info.candidate_count >= 1, "tune on a matrix without nonzeros");
   sps_spmv_plan_destroy(&p);
+  {
+    int64_t rp0[1] = {0};
+    sps_matrix *E = NULL;
+    if (sps_matrix_create_csr(ctx, &E, 0, 0, rp0, NULL, NULL)) sps_bail("0 x 0: %s", sps_context_last_error(ctx));
+    p = plan_on(ctx, E, SPS_SPMV_TUNE, 0, &info);
+    sps_ok(info.source == SPS_SPMV_SOURCE_TUNE && sps_spmv_kind_is_variant(info.kind),
+           "tune on a 0 x 0 matrix: %s", sps_spmv_kind_name(info.kind));
+    sps_spmv_plan_destroy(&p);
+    sps_matrix_destroy(&E);
+  }
   p = plan_on(ctx, L, SPS_SPMV_TUNE, 4, &info);
   int vec4 = 0, vec_other = 0;
   for (int a = 0; a < info.candidate_count; a++)
