@@ -181,8 +181,8 @@ sps_status sps_context_set_cache_dir(sps_context *ctx, const char *dir)
     return SPS_SUCCESS;
   }
   if (strlen(dir) >= 900)
-    SPS_FAIL(ctx, SPS_ERR_ARGUMENT, "sps_context_set_cache_dir: the path is %zu bytes long (at most 899)",
-             strlen(dir));
+    SPS_FAIL(ctx, SPS_ERR_ARGUMENT,
+             "sps_context_set_cache_dir: the path is %zu bytes long (at most 899)", strlen(dir));
   ctx->cache_dir_set = 1;
   snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s", dir);
   return SPS_SUCCESS;

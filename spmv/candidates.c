@@ -31,8 +31,7 @@ static void add(cand_list *c, sps_spmv_kind kind, int tpr, const char *why)
  * blockwise and merge, the load-balanced ones; coo and hyb, which win on a few power-law rows;
  * ell when its padding fits (ell would refuse it otherwise); cuSPARSE, the reference, on a GPU.
  */
-int sps_spmv_candidates(const sps_matrix *A, sps_device_kind device, sps_spmv_choice *list,
-                        int max)
+int sps_spmv_candidates(const sps_matrix *A, sps_device_kind device, sps_spmv_choice *list, int max)
 {
   cand_list c = {list, max, 0, device};
   if (!list || max <= 0) return 0;

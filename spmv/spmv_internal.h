@@ -103,8 +103,8 @@ int sps_spmv_cache_read(const sps_spmv_cache_key *key, sps_device_kind device,
  * directory (made when missing), fsync, rename over the entry. Returns 1 when stored, 0 with
  * @p why set otherwise; never records an error on a context.
  */
-int sps_spmv_cache_write(const sps_spmv_cache_key *key, const sps_spmv_choice_info *info,
-                         char *why, size_t whylen);
+int sps_spmv_cache_write(const sps_spmv_cache_key *key, const sps_spmv_choice_info *info, char *why,
+                         size_t whylen);
 
 /* ELL refuses a matrix whose padded size exceeds this many times nnz. */
 #define SPS_ELL_MAX_PADDING 3

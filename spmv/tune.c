@@ -70,12 +70,12 @@ static double median(double *v, int n)
 
 /*
  * Seconds per apply of y <- A x with the set-up plan @p p: after a warm-up apply, one timed apply
- * gives the batch; then the median of a few runs of a batch of applies. On a GPU the batch is captured in one
- * CUDA graph and each replay timed with events; when the capture fails, the batch is issued
- * plainly. On the CPU, the wall clock.
+ * gives the batch; then the median of a few runs of a batch of applies. On a GPU the batch is
+ * captured in one CUDA graph and each replay timed with events; when the capture fails, the batch
+ * is issued plainly. On the CPU, the wall clock.
  */
-static sps_status time_plan(sps_spmv_plan *p, const double *x, double *y, double *sec,
-                            char *note, size_t notelen)
+static sps_status time_plan(sps_spmv_plan *p, const double *x, double *y, double *sec, char *note,
+                            size_t notelen)
 {
   sps_context *ctx = p->ctx;
   const sps_backend *be = ctx->be;
@@ -110,7 +110,8 @@ static sps_status time_plan(sps_spmv_plan *p, const double *x, double *y, double
     memcpy(saved, ctx->errmsg, sizeof saved);
     sps_status st = be->graph_begin(ctx);
     if (!st) {
-      for (int k = 0; k < batch && !st; k++) st = sps_spmv_apply_raw(p, 1.0, x, 0.0, y);
+      for (int k = 0; k < batch && !st; k++)
+        st = sps_spmv_apply_raw(p, 1.0, x, 0.0, y);
       const sps_status end = be->graph_end(ctx, &graph);
       if (!st) st = end;
     }
@@ -140,12 +141,14 @@ static sps_status time_plan(sps_spmv_plan *p, const double *x, double *y, double
       if (!st) st = be->timer_stop(ctx, &s);
     } else if (be->timer_start) {
       st = be->timer_start(ctx);
-      for (int k = 0; k < batch && !st; k++) st = sps_spmv_apply_raw(p, 1.0, x, 0.0, y);
+      for (int k = 0; k < batch && !st; k++)
+        st = sps_spmv_apply_raw(p, 1.0, x, 0.0, y);
       if (!st) st = be->timer_stop(ctx, &s);
     } else {
       st = be->synchronize(ctx);
       const double w0 = sps_wtime();
-      for (int k = 0; k < batch && !st; k++) st = sps_spmv_apply_raw(p, 1.0, x, 0.0, y);
+      for (int k = 0; k < batch && !st; k++)
+        st = sps_spmv_apply_raw(p, 1.0, x, 0.0, y);
       if (!st) st = be->synchronize(ctx);
       s = sps_wtime() - w0;
     }
@@ -207,7 +210,8 @@ static int use_cache(sps_spmv_plan *plan, const sps_spmv_cache_key *key, sps_spm
   memset(&cached, 0, sizeof cached);
   *st = SPS_SUCCESS;
   if (!sps_spmv_cache_read(key, ctx->kind, &cached, why, sizeof why)) {
-    if (why[0]) snprintf(info->cache_note, sizeof info->cache_note, "ignored: %.200s; re-tuned", why);
+    if (why[0])
+      snprintf(info->cache_note, sizeof info->cache_note, "ignored: %.200s; re-tuned", why);
     return 0;
   }
   if (plan->threads_per_row != 0 && cached.kind == SPS_SPMV_CSR_VECTOR &&
@@ -266,7 +270,8 @@ sps_status sps_spmv_tune(sps_spmv_plan *plan)
   if (!key.dir[0]) snprintf(info->cache_note, sizeof info->cache_note, "off");
   if (key.dir[0] && use_cache(plan, &key, &best, &st)) {
     have_best = 1;
-    best_sec = table_seconds(info, best.kind, best.kind == SPS_SPMV_CSR_VECTOR ? best.threads_per_row : 0);
+    best_sec =
+        table_seconds(info, best.kind, best.kind == SPS_SPMV_CSR_VECTOR ? best.threads_per_row : 0);
     goto done;
   }
   if (st) goto cleanup;

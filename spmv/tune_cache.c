@@ -79,9 +79,8 @@ uint64_t sps_spmv_structure_hash(const sps_matrix *A)
 {
   const uint64_t hr =
       hash_bytes(A->rowptr, (size_t)(A->nrows + 1) * sizeof *A->rowptr, 0x726f77707472ull);
-  const uint64_t hc = A->nnz > 0 ? hash_bytes(A->colind, (size_t)A->nnz * sizeof *A->colind,
-                                              0x636f6c696e64ull)
-                                 : 0;
+  const uint64_t hc =
+      A->nnz > 0 ? hash_bytes(A->colind, (size_t)A->nnz * sizeof *A->colind, 0x636f6c696e64ull) : 0;
   return mix64(hr ^ rotl64(hc, 17) ^ (uint64_t)A->nrows ^ rotl64((uint64_t)A->ncols, 32));
 }
 
@@ -163,10 +162,10 @@ static int parse_choice(const char *s, sps_device_kind device, sps_spmv_kind *ki
   return 1;
 }
 
-#define BAD(...)                                                                           \
-  do {                                                                                     \
-    snprintf(why, whylen, __VA_ARGS__);                                                    \
-    return 0;                                                                              \
+#define BAD(...)                                                                                   \
+  do {                                                                                             \
+    snprintf(why, whylen, __VA_ARGS__);                                                            \
+    return 0;                                                                                      \
   } while (0)
 
 int sps_spmv_cache_read(const sps_spmv_cache_key *key, sps_device_kind device,
@@ -224,7 +223,8 @@ int sps_spmv_cache_read(const sps_spmv_cache_key *key, sps_device_kind device,
         BAD("%s names no usable variant", key->path);
       have_choice = 1;
     } else if ((v = field(line, "candidate"))) {
-      if (got.candidate_count >= SPS_SPMV_MAX_CANDIDATES) BAD("%s lists too many candidates", key->path);
+      if (got.candidate_count >= SPS_SPMV_MAX_CANDIDATES)
+        BAD("%s lists too many candidates", key->path);
       sps_spmv_candidate *c = &got.candidates[got.candidate_count];
       const char *rest;
       int status = 0, used = 0;
@@ -261,7 +261,8 @@ static int make_dirs(const char *dir, char *why, size_t whylen)
     if (*p == '/' || *p == '\0') {
       const char c = *p;
       *p = '\0';
-      if (mkdir(path, 0700) != 0 && errno != EEXIST) BAD("cannot make %s: %s", path, strerror(errno));
+      if (mkdir(path, 0700) != 0 && errno != EEXIST)
+        BAD("cannot make %s: %s", path, strerror(errno));
       *p = c;
       if (!c) break;
     }
@@ -287,8 +288,8 @@ static void put(char *buf, size_t cap, size_t *len, const char *fmt, ...)
   *len = w < 0 ? cap : *len + (size_t)w;
 }
 
-int sps_spmv_cache_write(const sps_spmv_cache_key *key, const sps_spmv_choice_info *info,
-                         char *why, size_t whylen)
+int sps_spmv_cache_write(const sps_spmv_cache_key *key, const sps_spmv_choice_info *info, char *why,
+                         size_t whylen)
 {
   char text[CACHE_MAX_BYTES];
   size_t len = 0;

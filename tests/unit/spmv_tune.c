@@ -24,8 +24,10 @@ static void hash_checks(void)
   M.rowptr = malloc((size_t)(n + 1) * sizeof *M.rowptr);
   M.colind = malloc((size_t)M.nnz * sizeof *M.colind);
   if (!M.rowptr || !M.colind) sps_bail("out of memory");
-  for (int64_t i = 0; i <= n; i++) M.rowptr[i] = i * per;
-  for (int64_t q = 0; q < M.nnz; q++) M.colind[q] = (int32_t)((q * 7919) % n);
+  for (int64_t i = 0; i <= n; i++)
+    M.rowptr[i] = i * per;
+  for (int64_t q = 0; q < M.nnz; q++)
+    M.colind[q] = (int32_t)((q * 7919) % n);
   uint64_t h1 = sps_spmv_structure_hash(&M), hn = h1;
 #ifdef _OPENMP
   const int threads = omp_get_max_threads();
@@ -92,13 +94,17 @@ static int product_ok(sps_context *ctx, sps_spmv_plan *p, const sps_matrix *A)
   const int32_t *ci;
   const double *va;
   sps_test_csr(A, &m, &rp, &ci, &va);
-  double *xh = malloc((size_t)(m ? m : 1) * sizeof *xh), *yh = malloc((size_t)(m ? m : 1) * sizeof *yh);
+  double *xh = malloc((size_t)(m ? m : 1) * sizeof *xh),
+         *yh = malloc((size_t)(m ? m : 1) * sizeof *yh);
   sps_vector *x = NULL, *y = NULL;
   sps_rng rng = {7};
-  for (int64_t i = 0; i < m; i++) xh[i] = 2.0 * sps_rng_uniform(&rng) - 1.0;
-  int ok = sps_vector_create(ctx, &x, m) == SPS_SUCCESS && sps_vector_create(ctx, &y, m) == SPS_SUCCESS &&
+  for (int64_t i = 0; i < m; i++)
+    xh[i] = 2.0 * sps_rng_uniform(&rng) - 1.0;
+  int ok = sps_vector_create(ctx, &x, m) == SPS_SUCCESS &&
+           sps_vector_create(ctx, &y, m) == SPS_SUCCESS &&
            sps_vector_upload(x, xh, m) == SPS_SUCCESS && sps_vector_fill(y, NAN) == SPS_SUCCESS &&
-           sps_spmv_apply(p, 1.0, x, 0.0, y) == SPS_SUCCESS && sps_vector_download(y, yh, m) == SPS_SUCCESS;
+           sps_spmv_apply(p, 1.0, x, 0.0, y) == SPS_SUCCESS &&
+           sps_vector_download(y, yh, m) == SPS_SUCCESS;
   for (int64_t i = 0; ok && i < m; i++) {
     double ref = 0.0, mag = 0.0;
     for (int64_t q = rp[i]; q < rp[i + 1]; q++) {
@@ -119,8 +125,8 @@ static sps_spmv_plan *plan_on(sps_context *ctx, const sps_matrix *A, sps_spmv_ki
                               sps_spmv_choice_info *info)
 {
   sps_spmv_plan *p = NULL;
-  if (sps_spmv_plan_create(ctx, &p, A, kind) || (tpr && sps_spmv_plan_set_threads_per_row(p, tpr)) ||
-      sps_spmv_plan_setup(p))
+  if (sps_spmv_plan_create(ctx, &p, A, kind) ||
+      (tpr && sps_spmv_plan_set_threads_per_row(p, tpr)) || sps_spmv_plan_setup(p))
     sps_bail("plan %s: %s", sps_spmv_kind_name(kind), sps_context_last_error(ctx));
   if (sps_spmv_plan_get_choice(p, info)) sps_bail("get_choice");
   return p;
@@ -171,7 +177,8 @@ int main(void)
   sps_matrix *Z = NULL;                   /* no nonzeros */
   {
     int64_t rp[4] = {0, 0, 0, 0};
-    if (sps_matrix_create_csr(ctx, &Z, 3, 3, rp, NULL, NULL)) sps_bail("empty matrix: %s", sps_context_last_error(ctx));
+    if (sps_matrix_create_csr(ctx, &Z, 3, 3, rp, NULL, NULL))
+      sps_bail("empty matrix: %s", sps_context_last_error(ctx));
   }
 
   /* The candidate list. */
@@ -182,7 +189,8 @@ int main(void)
     sps_spmv_auto_rule(A, dev, &rule);
     int distinct = 1, available = 1, has_ell = 0, has_cusparse = 0, vectors = 0;
     for (int a = 0; a < n; a++) {
-      available &= sps_spmv_kind_is_variant(list[a].kind) && sps_spmv_kind_available(list[a].kind, dev);
+      available &=
+          sps_spmv_kind_is_variant(list[a].kind) && sps_spmv_kind_available(list[a].kind, dev);
       has_ell |= list[a].kind == SPS_SPMV_ELL;
       has_cusparse |= list[a].kind == SPS_SPMV_CUSPARSE;
       vectors += list[a].kind == SPS_SPMV_CSR_VECTOR;
@@ -190,8 +198,8 @@ int main(void)
         distinct &= !(list[a].kind == list[b].kind && list[a].tpr == list[b].tpr);
     }
     const char *name = u ? "one dense row" : "grid";
-    sps_ok(n >= 6 && list[0].kind == rule.kind, "%s: %d candidates, the AUTO rule's pick %s first", name,
-           n, sps_spmv_kind_name(rule.kind));
+    sps_ok(n >= 6 && list[0].kind == rule.kind, "%s: %d candidates, the AUTO rule's pick %s first",
+           name, n, sps_spmv_kind_name(rule.kind));
     sps_ok(distinct && available, "%s: each candidate once, each a variant of this device", name);
     sps_ok(vectors >= 2, "%s: csr-vector with two or more threads per row (%d)", name, vectors);
     sps_ok(has_ell == !u, "%s: ell %s (padding %s)", name, u ? "left out" : "listed",
@@ -213,7 +221,8 @@ int main(void)
          "auto on uneven rows: %s, why '%s'", sps_spmv_kind_name(info.kind), info.why);
   sps_spmv_plan_destroy(&p);
   p = plan_on(ctx, L, SPS_SPMV_COO, 0, &info);
-  sps_ok(info.source == SPS_SPMV_SOURCE_USER && info.kind == SPS_SPMV_COO, "a named variant: source user");
+  sps_ok(info.source == SPS_SPMV_SOURCE_USER && info.kind == SPS_SPMV_COO,
+         "a named variant: source user");
   sps_spmv_plan_destroy(&p);
 
   /* Tune without a cache. */
@@ -226,14 +235,17 @@ int main(void)
   double chosen = NAN;
   for (int a = 0; a < info.candidate_count; a++) {
     const sps_spmv_candidate *c = &info.candidates[a];
-    if (c->status == SPS_SUCCESS && c->kind == info.kind && c->threads_per_row == info.threads_per_row) {
+    if (c->status == SPS_SUCCESS && c->kind == info.kind &&
+        c->threads_per_row == info.threads_per_row) {
       used++;
       chosen = c->seconds;
     }
   }
   for (int a = 0; a < info.candidate_count; a++)
-    if (info.candidates[a].status == SPS_SUCCESS && info.candidates[a].seconds < chosen) fastest = 0;
-  sps_ok(info.timed >= 6 && info.timed == info.candidate_count && used == 1 && fastest && chosen > 0,
+    if (info.candidates[a].status == SPS_SUCCESS && info.candidates[a].seconds < chosen)
+      fastest = 0;
+  sps_ok(info.timed >= 6 && info.timed == info.candidate_count && used == 1 && fastest &&
+             chosen > 0,
          "tune: %d candidates timed, the fastest (%s, %.3g us) in use", info.timed,
          sps_spmv_kind_name(info.kind), 1e6 * chosen);
   sps_spmv_kind kind;
@@ -253,8 +265,10 @@ int main(void)
   snprintf(before, sizeof before, "%s", sps_context_last_error(ctx));
   p = plan_on(ctx, U, SPS_SPMV_TUNE, 0, &info);
   int left_out = 0;
-  for (int a = 0; a < info.candidate_count; a++) left_out += info.candidates[a].status != SPS_SUCCESS;
-  sps_ok(product_ok(ctx, p, U), "tune on one dense row: %s computes A x", sps_spmv_kind_name(info.kind));
+  for (int a = 0; a < info.candidate_count; a++)
+    left_out += info.candidates[a].status != SPS_SUCCESS;
+  sps_ok(product_ok(ctx, p, U), "tune on one dense row: %s computes A x",
+         sps_spmv_kind_name(info.kind));
   sps_ok(strcmp(before, sps_context_last_error(ctx)) == 0,
          "the tuning keeps the context's last error message (%d candidates left out)", left_out);
   sps_spmv_plan_destroy(&p);
@@ -264,7 +278,8 @@ int main(void)
   {
     int64_t rp0[1] = {0};
     sps_matrix *E = NULL;
-    if (sps_matrix_create_csr(ctx, &E, 0, 0, rp0, NULL, NULL)) sps_bail("0 x 0: %s", sps_context_last_error(ctx));
+    if (sps_matrix_create_csr(ctx, &E, 0, 0, rp0, NULL, NULL))
+      sps_bail("0 x 0: %s", sps_context_last_error(ctx));
     p = plan_on(ctx, E, SPS_SPMV_TUNE, 0, &info);
     sps_ok(info.source == SPS_SPMV_SOURCE_TUNE && sps_spmv_kind_is_variant(info.kind),
            "tune on a 0 x 0 matrix: %s", sps_spmv_kind_name(info.kind));
@@ -278,7 +293,8 @@ int main(void)
       vec4 += info.candidates[a].threads_per_row == 4;
       vec_other += info.candidates[a].threads_per_row != 4;
     }
-  sps_ok(vec4 == 1 && vec_other == 0, "threads per row set on the plan: csr-vector timed with 4 only");
+  sps_ok(vec4 == 1 && vec_other == 0,
+         "threads per row set on the plan: csr-vector timed with 4 only");
   sps_spmv_plan_destroy(&p);
   p = plan_on(ctx, L, SPS_SPMV_TUNE, 0, &info);
   if (sps_spmv_plan_setup(p) || sps_spmv_plan_get_choice(p, &info2)) sps_bail("second setup");
@@ -319,7 +335,8 @@ int main(void)
              info.source == SPS_SPMV_SOURCE_NONE,
          "the solver before setup: requested tune, no source");
   if (sps_solver_setup(s, L)) sps_bail("setup: %s", sps_context_last_error(ctx));
-  sps_ok(sps_solver_get_spmv_choice(s, &info) == SPS_SUCCESS && info.source == SPS_SPMV_SOURCE_CACHE,
+  sps_ok(sps_solver_get_spmv_choice(s, &info) == SPS_SUCCESS &&
+             info.source == SPS_SPMV_SOURCE_CACHE,
          "the solver after setup: its SpMV from the cache");
   sps_solver_destroy(&s);
 
@@ -332,7 +349,8 @@ int main(void)
              sps_spmv_plan_get_choice(NULL, &info) == SPS_ERR_ARGUMENT &&
              sps_solver_get_spmv_choice(NULL, &info) == SPS_ERR_ARGUMENT,
          "bad arguments: SPS_ERR_ARGUMENT");
-  sps_ok(sps_context_set_cache_dir(ctx, NULL) == SPS_SUCCESS, "NULL restores the default directory");
+  sps_ok(sps_context_set_cache_dir(ctx, NULL) == SPS_SUCCESS,
+         "NULL restores the default directory");
 
   sps_matrix_destroy(&L);
   sps_matrix_destroy(&L2);
