@@ -120,6 +120,80 @@ static int product_ok(sps_context *ctx, sps_spmv_plan *p, const sps_matrix *A)
   return ok;
 }
 
+/* FNV-1a 64, the checksum of a cache entry. */
+static uint64_t fnv1a(const char *s, size_t n)
+{
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+  return h;
+}
+
+/*
+ * The entry parser on damaged entries whose checksum is made valid again (so the damage
+ * reaches the parser): bytes replaced, lines cut short or doubled, fields emptied. Each read
+ * must either refuse the entry or return a variant of this device with valid threads per row
+ * and at most SPS_SPMV_MAX_CANDIDATES candidates; under the sanitizers, without a finding.
+ */
+static void mutated_entries(sps_context *ctx, const sps_matrix *A, sps_device_kind dev)
+{
+  sps_spmv_cache_key key;
+  sps_spmv_cache_key_make(ctx, A, &key);
+  char orig[16384], text[40000], why[512];
+  FILE *f = fopen(key.path, "r");
+  if (!f) sps_bail("cannot read the entry %s", key.path);
+  const size_t n = fread(orig, 1, sizeof orig - 1, f);
+  fclose(f);
+  orig[n] = '\0';
+  const char *sum = strstr(orig, "\nchecksum ");
+  if (!sum) sps_bail("the entry has no checksum line");
+  const size_t body = (size_t)(sum - orig) + 1;
+  static const char alphabet[] = " \n0123456789abcdefxyz-.+eEnaNinf%#\t\001\377";
+  sps_rng rng = {2024};
+  int accepted = 0, refused = 0, bad = 0;
+  for (int t = 0; t < 3000; t++) {
+    size_t len = 0;
+    for (size_t i = 0; i < body && len < sizeof text - 2 * sizeof orig; i++) {
+      const uint64_t r = sps_rng_next(&rng) % 1000;
+      if (r < 4) continue; /* drop a byte */
+      if (r < 8) {         /* replace it */
+        text[len++] = alphabet[sps_rng_next(&rng) % (sizeof alphabet - 1)];
+        continue;
+      }
+      if (r < 9 && orig[i] == '\n') { /* double the rest of the line before */
+        size_t b = i;
+        while (b > 0 && orig[b - 1] != '\n') b--;
+        memcpy(text + len, orig + b, i - b);
+        len += i - b;
+      }
+      text[len++] = orig[i];
+    }
+    if (t % 7 == 0) len = len * (sps_rng_next(&rng) % 100) / 100; /* cut short */
+    len += (size_t)snprintf(text + len, sizeof text - len, "checksum %016llx\n",
+                            (unsigned long long)fnv1a(text, len));
+    if (!(f = fopen(key.path, "w"))) sps_bail("cannot write %s", key.path);
+    fwrite(text, 1, len, f);
+    fclose(f);
+    sps_spmv_choice_info got;
+    memset(&got, 0, sizeof got);
+    if (sps_spmv_cache_read(&key, dev, &got, why, sizeof why)) {
+      accepted++;
+      bad += !sps_spmv_kind_is_variant(got.kind) || !sps_spmv_kind_available(got.kind, dev) ||
+             got.threads_per_row < 0 || got.threads_per_row > 32 || got.candidate_count < 0 ||
+             got.candidate_count > SPS_SPMV_MAX_CANDIDATES;
+    } else {
+      refused++;
+      bad += why[0] == '\0';
+    }
+  }
+  if (!(f = fopen(key.path, "w"))) sps_bail("cannot write %s", key.path);
+  fwrite(orig, 1, n, f);
+  fclose(f);
+  sps_ok(bad == 0 && refused > 0,
+         "3000 damaged entries with a valid checksum: %d refused with a reason, %d read as a "
+         "valid choice, %d wrong",
+         refused, accepted, bad);
+}
+
 /* A plan of @p kind on A, set up; its choice in *info. */
 static sps_spmv_plan *plan_on(sps_context *ctx, const sps_matrix *A, sps_spmv_kind kind, int tpr,
                               sps_spmv_choice_info *info)
@@ -326,6 +400,8 @@ int main(void)
              entries(cache) == 2,
          "another structure has another key: tuned, a second entry");
   sps_spmv_plan_destroy(&p);
+
+  mutated_entries(ctx, L, dev);
 
   /* The solver's getter, before and after setup. */
   sps_solver *s = NULL;
