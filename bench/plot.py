@@ -53,13 +53,19 @@ def geomean(v):
     return math.exp(sum(math.log(x) for x in v) / len(v)) if v else None
 
 
+def is_pick(r):
+    """A row of spmv-bench's auto(X) or tune(X): a variant as the library picks it."""
+    return r["variant"].startswith(("auto(", "tune("))
+
+
 def auto_rows(args, rows, ok):
     """For each matrix, the row of the variant the AUTO rule picks: the TSV's own 'auto' column,
     else the choice listed in --auto (variant and, for csr-vector, threads per row)."""
     out = {}
     if rows and "auto" in rows[0]:
         for r in ok:
-            if r["auto"] == "yes":
+            # The auto(X) row, when the run has one, is the variant as the library runs it.
+            if r["auto"] == "yes" and (r["matrix"] not in out or r["variant"].startswith("auto(")):
                 out[r["matrix"]] = r
         return out
     if not args.auto:
@@ -91,13 +97,17 @@ def spmv(args):
         "| matrix | nnz | cuSPARSE µs | roof | auto | µs | roof | speedup | best | µs | speedup |",
         "|---|---:|---:|---:|---|---:|---:|---:|---|---:|---:|",
     ]
-    best = {}
+    best, tuned = {}, {}
     for mname in matrices:
         rs = [r for r in ok if r["matrix"] == mname]
         if not rs:
             continue
         cs = [r for r in rs if r["variant"] == "cusparse"]
-        ours = [r for r in rs if r["variant"] != "cusparse"]
+        # auto(X) and tune(X) rows repeat a variant as the library picks it: not candidates.
+        ours = [r for r in rs if r["variant"] != "cusparse" and not is_pick(r)]
+        t = [r for r in rs if r["variant"].startswith("tune(")]
+        if t:
+            tuned[mname] = t[0]
         b = min(ours, key=lambda r: num(r[key + "_us"])) if ours else None
         best[mname] = b
         c = cs[0] if cs else None
@@ -110,7 +120,7 @@ def spmv(args):
             label(b) if b else "-", b[key + "_us"] if b else "-",
             b["speedup_" + key] if b else "-"))
     # Geometric means over the files (generated matrices, named like poisson3d:100, apart).
-    for title, pick in (("auto", chosen), ("best", best)):
+    for title, pick in (("auto", chosen), ("tune", tuned), ("best", best)):
         sp = [num(pick[m]["speedup_" + key]) for m in matrices
               if ":" not in m and pick.get(m) and num(pick[m]["speedup_" + key])]
         if sp:
@@ -121,6 +131,15 @@ def spmv(args):
                          "slower than cuSPARSE on %d%s" % (
                              title, geomean(sp), len(sp), min(sp), len(slower),
                              " (%s)" % ", ".join(slower) if slower else ""))
+    # The loss of the automatic choices: time of the picked variant over the best one's.
+    for title, pick in (("auto", chosen), ("tune", tuned)):
+        loss = [(num(pick[m][key + "_us"]) / num(best[m][key + "_us"]), m) for m in matrices
+                if pick.get(m) and best.get(m) and num(pick[m][key + "_us"]) and num(best[m][key + "_us"])]
+        if loss:
+            worst = max(loss)
+            lines.append("")
+            lines.append("%s over best: geometric mean %.3f over %d matrices, worst %.3f (%s)" % (
+                title, geomean([l for l, _ in loss]), len(loss), worst[0], worst[1]))
     bad = [r for r in rows if r["status"] != "ok" and not r["status"].startswith("refused")]
     if bad:
         lines += ["", "Failures:", ""] + ["- %s %s: %s" % (r["matrix"], label(r), r["status"]) for r in bad]

@@ -20,8 +20,12 @@ static const char usage[] =
     "Times y = A*x for each matrix and each SpMV variant and compares with cuSPARSE.\n"
     "  --gen SPEC            a generated matrix: poisson2d:N, poisson3d:N, convdiff3d:N,\n"
     "                        powerlaw:N:alpha[:seed] (repeatable)\n"
-    "  --variants a,b,c      variants to run (default: every one available on the device;\n"
-    "                        names as in `spsolve --spmv`, 'auto' allowed)\n"
+    "  --variants a,b,c      variants to run (default: every one available on the device,\n"
+    "                        then auto and tune; names as in `spsolve --spmv`)\n"
+    "                        auto and tune rows time the variant as the library picks it\n"
+    "                        (named auto(X), tune(X)); tune reads and writes the disk cache of\n"
+    "                        SPSOLVE_CACHE_DIR (set it empty to tune on every run: setup_ms\n"
+    "                        then includes the tuning)\n"
     "  --threads-per-row K   csr-vector threads per row (0 to choose, 1, 2, 4, 8, 16, 32), or\n"
     "                        'sweep' for 2 to 32 (default: chosen at setup)\n"
     "  --device cuda|cpu     where to run (default cuda); on the CPU the times are wall clock\n"
@@ -59,19 +63,22 @@ typedef struct result {
   sps_spmv_kind used; /* the variant that ran (AUTO resolved) */
   int tpr;
   char status[512];
+  char choice[96]; /* auto and tune rows: who chose and at what cost; "-" for the others */
   int wrong;
   double check, setup_ms, plain_s, graph_s;
 } result;
 
 /* auto: "yes" on the row of the variant (and threads per row) that the AUTO rule picks for
- * the matrix on this device, "-" on the others. */
+ * the matrix on this device, "-" on the others. choice: on the auto and tune rows, who chose
+ * (rule, tune, cache) and for tune the candidates timed and the seconds it took. */
 static const char *const columns[] = {
     "matrix",       "variant",   "tpr",      "rows",      "cols",         "nnz",
     "bytes",        "check",     "setup_ms", "plain_us",  "graph_us",     "plain_GBs",
-    "graph_GBs",    "plain_roof", "graph_roof", "speedup_plain", "speedup_graph", "auto", "status"};
+    "graph_GBs",    "plain_roof", "graph_roof", "speedup_plain", "speedup_graph", "auto",
+    "choice",       "status"};
 #define NCOLS ((int)(sizeof columns / sizeof columns[0]))
 /* The aligned table on stdout leaves out cols and bytes. */
-static const int stdout_mask[NCOLS] = {1, 1, 1, 1, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+static const int stdout_mask[NCOLS] = {1, 1, 1, 1, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
 
 static int add_runs(options *o, const char *list, const int *tprs, int ntpr)
 {
@@ -151,11 +158,13 @@ static int parse_options(int argc, char **argv, options *o)
     }
   }
   if (variants) return add_runs(o, variants, tprs, ntpr);
-  /* Default: every variant this build has on this device, AUTO left out (it picks one of them). */
+  /* Default: every variant this build has on this device, then AUTO and TUNE (each runs one of
+   * them as the library picks it, so the loss of the automatic choice shows). */
   for (int k = 0; k < SPS_SPMV_KIND_COUNT; k++)
-    if (k != SPS_SPMV_AUTO && sps_spmv_kind_available((sps_spmv_kind)k, o->c.device))
+    if (sps_spmv_kind_is_variant((sps_spmv_kind)k) &&
+        sps_spmv_kind_available((sps_spmv_kind)k, o->c.device))
       if (add_runs(o, sps_spmv_kind_name((sps_spmv_kind)k), tprs, ntpr)) return 1;
-  return 0;
+  return add_runs(o, "auto,tune", tprs, ntpr);
 }
 
 /*
@@ -288,6 +297,7 @@ static void run_variant(sps_context *ctx, const options *o, const run_spec *rs, 
   r->used = rs->kind;
   r->tpr = rs->tpr;
   snprintf(r->status, sizeof r->status, "ok");
+  snprintf(r->choice, sizeof r->choice, "-");
 
   sps_status st = sps_spmv_plan_create(ctx, &plan, A, rs->kind);
   if (!st && rs->tpr) st = sps_spmv_plan_set_threads_per_row(plan, rs->tpr);
@@ -309,8 +319,16 @@ static void run_variant(sps_context *ctx, const options *o, const run_spec *rs, 
   sps_spmv_kind used;
   sps_spmv_plan_get_kind(plan, &used, &r->tpr);
   r->used = used;
-  if (rs->kind == SPS_SPMV_AUTO)
-    snprintf(r->variant, sizeof r->variant, "auto(%s)", sps_spmv_kind_name(used));
+  if (!sps_spmv_kind_is_variant(rs->kind)) {
+    sps_spmv_choice_info ci;
+    sps_spmv_plan_get_choice(plan, &ci);
+    snprintf(r->variant, sizeof r->variant, "%s(%s)", sps_spmv_kind_name(rs->kind),
+             sps_spmv_kind_name(used));
+    if (ci.source == SPS_SPMV_SOURCE_TUNE)
+      snprintf(r->choice, sizeof r->choice, "tune: %d timed in %.3f s", ci.timed, ci.tune_seconds);
+    else
+      snprintf(r->choice, sizeof r->choice, "%s", sps_spmv_source_name(ci.source));
+  }
   if (used != SPS_SPMV_CSR_VECTOR && r->tpr <= 1) r->tpr = 0;
 
   /* Check before timing: y starts as NaN, so a row the variant skips is caught. */
@@ -458,7 +476,10 @@ int main(int argc, char **argv)
            "over rows of |y - y_ref| / ((2*len+4)*eps*sum_j |a_ij*x_j|), y_ref by the plain "
            "CPU row loop\n"
            "# speedup: time of cusparse / time of the variant, same run\n"
-           "# auto: yes on the row of the variant the AUTO rule picks on this device\n",
+           "# auto: yes on the row of the variant the AUTO rule picks on this device\n"
+           "# auto(X), tune(X): the variant X as the library picks it with spmv=auto and "
+           "spmv=tune (choice: who chose; tune's setup_ms includes the tuning unless the disk "
+           "cache answered)\n",
            1e-9 * bw, cuda ? "device-to-device cudaMemcpyAsync" : "host memcpy",
            copy_used >> 20, o.repeat, o.repeat, o.batch, cuda ? "CUDA events" : "wall clock",
            cuda ? "graph: the same applies captured in one CUDA graph on the context's stream, replayed"
@@ -555,6 +576,7 @@ int main(int argc, char **argv)
       const int is_auto =
           r->used == auto_kind && (auto_kind != SPS_SPMV_CSR_VECTOR || r->tpr == auto_tpr);
       snprintf(c[17], 64, "%s", is_auto ? "yes" : "-");
+      snprintf(c[18], 64, "%.63s", r->choice);
       for (int j = 2; j < NCOLS - 1; j++) cells[j] = c[j];
       cells[0] = name;
       cells[1] = r->variant;

@@ -96,6 +96,42 @@ static void cli_report_precond_text(FILE *out, const cli_report *r)
     }
 }
 
+/*
+ * --verbose: why the SpMV variant was chosen: the reasoning, and for tune the table of the
+ * candidates timed (or stored with the cache entry), the cost and the cache entry.
+ */
+static void cli_report_spmv_text(FILE *out, const sps_spmv_choice_info *ci)
+{
+  fprintf(out, "  why           %s\n", ci->why);
+  if (ci->requested != SPS_SPMV_TUNE) return;
+  if (ci->source == SPS_SPMV_SOURCE_TUNE)
+    fprintf(out, "  tuning        %d candidates timed in %.3f s (%.0f SpMV-equivalents)\n",
+            ci->timed, ci->tune_seconds, ci->tune_spmv_equivalents);
+  else
+    fprintf(out, "  tuning        none: cache lookup in %.3f s; the table as measured then:\n",
+            ci->tune_seconds);
+  for (int k = 0; k < ci->candidate_count; k++) {
+    const sps_spmv_candidate *c = &ci->candidates[k];
+    char name[64];
+    if (c->kind == SPS_SPMV_CSR_VECTOR)
+      snprintf(name, sizeof name, "%s/%d", sps_spmv_kind_name(c->kind), c->threads_per_row);
+    else
+      snprintf(name, sizeof name, "%s", sps_spmv_kind_name(c->kind));
+    const int used = c->kind == ci->kind && c->threads_per_row == ci->threads_per_row &&
+                     c->status == SPS_SUCCESS;
+    if (c->status == SPS_SUCCESS)
+      fprintf(out, "  candidate     %-14s %12.3f us  %s%s\n", name, 1e6 * c->seconds, c->note,
+              used ? "  [used]" : "");
+    else
+      fprintf(out, "  candidate     %-14s %12s     %s (%s)\n", name, "-", c->note,
+              sps_status_name(c->status));
+  }
+  if (ci->cache_file[0])
+    fprintf(out, "  cache         %s: %s\n", ci->cache_note, ci->cache_file);
+  else
+    fprintf(out, "  cache         %s\n", ci->cache_note[0] ? ci->cache_note : "off");
+}
+
 void cli_report_text(FILE *out, const cli_report *r)
 {
   const cli_options *o = r->opt;
@@ -126,7 +162,11 @@ void cli_report_text(FILE *out, const cli_report *r)
   cli_report_precond_text(out, r);
   fprintf(out, "spmv            %s", sps_spmv_kind_name(r->spmv));
   if (r->threads_per_row > 1) fprintf(out, " (%d threads per row)", r->threads_per_row);
+  const sps_spmv_choice_info *ci = &r->spmv_choice;
+  if (ci->source != SPS_SPMV_SOURCE_USER && ci->source != SPS_SPMV_SOURCE_NONE)
+    fprintf(out, " (chosen by %s)", sps_spmv_source_name(ci->source));
   fputc('\n', out);
+  if (o->verbose) cli_report_spmv_text(out, ci);
   fprintf(out, "iterations      %d\n", r->iterations);
   /* the converged reasons' descriptions already begin with "converged:", the interrupted
    * one with "interrupted:" */
@@ -302,6 +342,48 @@ void cli_report_json(FILE *out, const cli_report *r)
   json_string(out, sps_spmv_kind_name(r->spmv));
   json_key(out, "spmv_threads_per_row");
   fprintf(out, "%d", r->threads_per_row);
+  {
+    const sps_spmv_choice_info *ci = &r->spmv_choice;
+    json_key(out, "spmv_requested");
+    json_string(out, sps_spmv_kind_name(ci->requested));
+    json_key(out, "spmv_source");
+    json_string(out, sps_spmv_source_name(ci->source));
+    json_key(out, "spmv_why");
+    json_string(out, ci->why);
+    json_key(out, "spmv_tune_seconds");
+    json_number(out, ci->tune_seconds);
+    json_key(out, "spmv_tune_spmv_equivalents");
+    json_number(out, ci->tune_spmv_equivalents);
+    json_key(out, "spmv_tune_timed");
+    fprintf(out, "%d", ci->timed);
+    json_key(out, "spmv_candidates");
+    fputc('[', out);
+    for (int k = 0; k < ci->candidate_count; k++) {
+      const sps_spmv_candidate *c = &ci->candidates[k];
+      fputs(k ? ",\n    {" : "\n    {", out);
+      fputs("\"spmv\": ", out);
+      json_string(out, sps_spmv_kind_name(c->kind));
+      fprintf(out, ", \"threads_per_row\": %d, \"seconds\": ", c->threads_per_row);
+      json_number(out, c->status == SPS_SUCCESS ? c->seconds : NAN);
+      fputs(", \"status\": ", out);
+      json_string(out, sps_status_name(c->status));
+      fprintf(out, ", \"used\": %s, \"note\": ",
+              c->status == SPS_SUCCESS && c->kind == ci->kind &&
+                      c->threads_per_row == ci->threads_per_row
+                  ? "true"
+                  : "false");
+      json_string(out, c->note);
+      fputc('}', out);
+    }
+    fputs(ci->candidate_count ? "\n  ]" : "]", out);
+    json_key(out, "spmv_cache_file");
+    if (ci->cache_file[0])
+      json_string(out, ci->cache_file);
+    else
+      fputs("null", out);
+    json_key(out, "spmv_cache");
+    json_string(out, ci->cache_note);
+  }
   json_key(out, "rtol");
   json_number(out, o->rtol);
   json_key(out, "atol");

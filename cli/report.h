@@ -31,6 +31,7 @@ typedef struct cli_report {
   int attempt_count;
   sps_spmv_kind spmv;
   int threads_per_row;
+  sps_spmv_choice_info spmv_choice; /* how the SpMV variant was chosen */
   int restart; /* the GMRES restart in use: --restart capped at n */
   int iterations;
   sps_reason reason;

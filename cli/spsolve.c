@@ -292,6 +292,7 @@ static int run_solver(cli_state *s, const cli_options *opt, cli_report *r)
       (st = sps_solver_get_reason(sv, &r->reason)) != SPS_SUCCESS ||
       (st = sps_solver_get_residual(sv, &r->residual_abs, &r->residual_rel)) != SPS_SUCCESS ||
       (st = sps_solver_get_spmv(sv, &r->spmv, &r->threads_per_row)) != SPS_SUCCESS ||
+      (st = sps_solver_get_spmv_choice(sv, &r->spmv_choice)) != SPS_SUCCESS ||
       (st = sps_solver_get_restart(sv, &r->restart)) != SPS_SUCCESS ||
       (st = sps_solver_get_times(sv, &r->t_setup, &r->t_solve)) != SPS_SUCCESS ||
       (opt->history &&

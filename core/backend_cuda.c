@@ -27,6 +27,7 @@ sps_status sps_cuda_state_create(sps_context *ctx, int device)
   cs->sm_count = prop.multiProcessorCount;
   cs->max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
   cs->l2_bytes = (size_t)prop.l2CacheSize;
+  snprintf(cs->model, sizeof cs->model, "%.200s", prop.name);
   cs->cc_major = prop.major;
   cs->cc_minor = prop.minor;
   cs->gmres_cluster = cs->cc_major >= 9 && sps_cuda_gmres_cluster_built();
@@ -41,6 +42,8 @@ sps_status sps_cuda_state_create(sps_context *ctx, int device)
   SPS_CUDA(ctx, cudaMalloc((void **)&cs->partials, 4 * (size_t)cs->reduce_blocks * sizeof(double)));
   SPS_CUDA(ctx, cudaMalloc((void **)&cs->ticket, sizeof(unsigned)));
   SPS_CUDA(ctx, cudaMemset(cs->ticket, 0, sizeof(unsigned)));
+  SPS_CUDA(ctx, cudaEventCreate(&cs->timer_start));
+  SPS_CUDA(ctx, cudaEventCreate(&cs->timer_stop));
   return SPS_SUCCESS;
 }
 
@@ -53,6 +56,8 @@ void sps_cuda_state_destroy(sps_context *ctx)
   if (cs->host_pinned) cudaFreeHost(cs->host_pinned);
   if (cs->partials) cudaFree(cs->partials);
   if (cs->ticket) cudaFree(cs->ticket);
+  if (cs->timer_start) cudaEventDestroy(cs->timer_start);
+  if (cs->timer_stop) cudaEventDestroy(cs->timer_stop);
   if (cs->cusparse) cusparseDestroy(cs->cusparse);
   if (cs->stream) cudaStreamDestroy(cs->stream);
   sps_host_free(cs);
@@ -406,8 +411,15 @@ static sps_status cu_graph_end(sps_context *ctx, void **graph)
   cudaGraph_t g = NULL;
   cudaGraphExec_t exec = NULL;
   *graph = NULL;
-  SPS_CUDA(ctx, cudaStreamEndCapture(sps_cuda(ctx)->stream, &g));
-  cudaError_t e = cudaGraphInstantiate(&exec, g, 0);
+  cudaError_t e = cudaStreamEndCapture(sps_cuda(ctx)->stream, &g);
+  if (e != cudaSuccess) {
+    /* A capture that something invalidated: clear the error so that later launch checks do
+     * not report it, and leave the stream as it was. */
+    (void)cudaGetLastError();
+    if (g) cudaGraphDestroy(g);
+    SPS_FAIL(ctx, SPS_ERR_CUDA, "cudaStreamEndCapture: %s", cudaGetErrorString(e));
+  }
+  e = cudaGraphInstantiate(&exec, g, 0);
   cudaGraphDestroy(g);
   if (e != cudaSuccess)
     SPS_FAIL(ctx, e == cudaErrorMemoryAllocation ? SPS_ERR_DEVICE_MEMORY : SPS_ERR_CUDA,
@@ -425,6 +437,23 @@ static sps_status cu_graph_end(sps_context *ctx, void **graph)
 static sps_status cu_graph_launch(sps_context *ctx, void *graph)
 {
   SPS_CUDA(ctx, cudaGraphLaunch((cudaGraphExec_t)graph, sps_cuda(ctx)->stream));
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_timer_start(sps_context *ctx)
+{
+  SPS_CUDA(ctx, cudaEventRecord(sps_cuda(ctx)->timer_start, sps_cuda(ctx)->stream));
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_timer_stop(sps_context *ctx, double *seconds)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  float ms = 0.0f;
+  SPS_CUDA(ctx, cudaEventRecord(cs->timer_stop, cs->stream));
+  SPS_CUDA(ctx, cudaEventSynchronize(cs->timer_stop));
+  SPS_CUDA(ctx, cudaEventElapsedTime(&ms, cs->timer_start, cs->timer_stop));
+  *seconds = 1e-3 * (double)ms;
   return SPS_SUCCESS;
 }
 
@@ -471,4 +500,6 @@ const sps_backend sps_backend_cuda = {
     .graph_end = cu_graph_end,
     .graph_launch = cu_graph_launch,
     .graph_destroy = cu_graph_destroy,
+    .timer_start = cu_timer_start,
+    .timer_stop = cu_timer_stop,
 };

@@ -154,6 +154,40 @@ sps_status sps_context_get_device_name(const sps_context *ctx, char *buf, size_t
   return SPS_SUCCESS;
 }
 
+void sps_context_device_key(const sps_context *ctx, char *buf, size_t len)
+{
+#ifdef SPS_HAVE_CUDA
+  if (ctx->kind == SPS_DEVICE_CUDA) {
+    const struct sps_cuda_state *cs = sps_cuda(ctx);
+    snprintf(buf, len, "%s sm_%d%d", cs->model, cs->cc_major, cs->cc_minor);
+    return;
+  }
+#else
+  (void)ctx;
+#endif
+#ifdef _OPENMP
+  snprintf(buf, len, "cpu %d threads", omp_get_max_threads());
+#else
+  snprintf(buf, len, "cpu 1 thread");
+#endif
+}
+
+sps_status sps_context_set_cache_dir(sps_context *ctx, const char *dir)
+{
+  if (!ctx) return SPS_ERR_ARGUMENT;
+  if (!dir) {
+    ctx->cache_dir_set = 0;
+    ctx->cache_dir[0] = '\0';
+    return SPS_SUCCESS;
+  }
+  if (strlen(dir) >= 900)
+    SPS_FAIL(ctx, SPS_ERR_ARGUMENT,
+             "sps_context_set_cache_dir: the path is %zu bytes long (at most 899)", strlen(dir));
+  ctx->cache_dir_set = 1;
+  snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s", dir);
+  return SPS_SUCCESS;
+}
+
 sps_status sps_context_synchronize(sps_context *ctx)
 {
   if (!ctx) return SPS_ERR_ARGUMENT;

@@ -20,6 +20,8 @@ struct sps_cuda_state {
   int cc_minor;      /* compute capability minor (the SpMV model is chosen by major and minor) */
   int gmres_cluster; /* cc_major >= 9 and the one-cluster Arnoldi kernel is built for it */
   char name[256];
+  char model[256];     /* the device's name alone, for cache keys */
+  cudaEvent_t timer_start, timer_stop; /* the backend's timer (timer_start/timer_stop ops) */
   double *scratch;     /* SPS_CUDA_SCRATCH doubles */
   double *host_pinned; /* SPS_CUDA_SCRATCH doubles of pinned host memory */
   /* Block partials and the last-block ticket of the fused reductions (core/cuda/cg_steps.cu). */

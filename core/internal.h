@@ -222,6 +222,13 @@ typedef struct sps_backend {
   sps_status (*graph_end)(sps_context *ctx, void **graph);
   sps_status (*graph_launch)(sps_context *ctx, void *graph);
   void (*graph_destroy)(sps_context *ctx, void *graph);
+  /*
+   * Device time of the work issued on the context's stream between timer_start and
+   * timer_stop (CUDA events); timer_stop waits for it and gives the seconds. Optional: without
+   * it the caller synchronises and reads the wall clock.
+   */
+  sps_status (*timer_start)(sps_context *ctx);
+  sps_status (*timer_stop)(sps_context *ctx, double *seconds);
 } sps_backend;
 
 extern const sps_backend sps_backend_cpu;
@@ -247,8 +254,17 @@ struct sps_context {
                                      (a solver's own SpMV plan is not counted) */
   sps_read_progress_fn read_progress; /* the Matrix Market readers' progress, or NULL */
   void *read_progress_user;
+  int cache_dir_set;   /* 1: sps_context_set_cache_dir() named cache_dir ("" = off); 0: from
+                          the environment */
+  char cache_dir[1024];
   char errmsg[SPS_ERRMSG_LEN];
 };
+
+/*
+ * What identifies the context's device for cached measurements: the GPU model and compute
+ * capability ("NVIDIA H100 80GB HBM3 sm_90"), or "cpu N threads".
+ */
+void sps_context_device_key(const sps_context *ctx, char *buf, size_t len);
 
 /* Count an object of the context made (+1) or destroyed (-1). */
 static inline void sps_context_track(sps_context *ctx, sps_object_kind kind, int delta)

@@ -89,10 +89,16 @@ typedef enum sps_device_kind {
 /**
  * SpMV variants: X(enum, cli-name, description). The CLI name (`--spmv=csr-vector`), the
  * enum (SPS_SPMV_CSR_VECTOR) and the files (spmv/cuda/csr_vector.cu, spmv/ref/csr_vector.c)
- * share one name.
+ * share one name. The first two are ways of choosing one of the others at setup, not
+ * variants (sps_spmv_kind_is_variant()): AUTO from statistics of the matrix, TUNE by timing a
+ * short list of candidates on the matrix (sps_spmv_plan_get_choice() reports the table and its
+ * cost) and keeping the fastest, with the result kept in a disk cache
+ * (sps_context_set_cache_dir()). They share the variants' name space so that
+ * `--spmv auto|tune|NAME`, the enum and Python's `spmv=` are one list.
  */
 #define SPS_SPMV_LIST(X)                                                                \
   X(SPS_SPMV_AUTO, "auto", "chosen at setup from statistics of the matrix")             \
+  X(SPS_SPMV_TUNE, "tune", "the fastest of a short list, timed at setup (cached on disk)") \
   X(SPS_SPMV_CSR_SCALAR, "csr-scalar", "CSR, one thread per row")                       \
   X(SPS_SPMV_CSR_VECTOR, "csr-vector", "CSR, 2 to 32 threads per row")                  \
   X(SPS_SPMV_ELL, "ell", "padded column-major ELLPACK")                                 \
@@ -109,6 +115,59 @@ typedef enum sps_spmv_kind {
 #undef SPS_X_ENUM
   SPS_SPMV_KIND_COUNT
 } sps_spmv_kind;
+
+/**
+ * Where the SpMV variant in use came from: X(enum, name, description)
+ * (sps_spmv_choice_info.source).
+ */
+#define SPS_SPMV_SOURCE_LIST(X)                                                         \
+  X(SPS_SPMV_SOURCE_NONE, "none", "not set up yet")                                     \
+  X(SPS_SPMV_SOURCE_USER, "user", "named by the caller")                                \
+  X(SPS_SPMV_SOURCE_RULE, "rule", "the AUTO rule over row statistics")                  \
+  X(SPS_SPMV_SOURCE_MODEL, "model", "the trained model over matrix statistics")         \
+  X(SPS_SPMV_SOURCE_TUNE, "tune", "the fastest candidate timed at setup")               \
+  X(SPS_SPMV_SOURCE_CACHE, "cache", "a tuning result read from the disk cache")
+
+/** Where the SpMV variant in use came from. */
+typedef enum sps_spmv_source {
+#define SPS_X_ENUM(name, text, desc) name,
+  SPS_SPMV_SOURCE_LIST(SPS_X_ENUM)
+#undef SPS_X_ENUM
+  SPS_SPMV_SOURCE_COUNT
+} sps_spmv_source;
+
+/** The most candidates a tuning times (sps_spmv_choice_info.candidates). */
+#define SPS_SPMV_MAX_CANDIDATES 12
+
+/** One candidate of a tuning: what was timed, or why it was left out. */
+typedef struct sps_spmv_candidate {
+  sps_spmv_kind kind;  /**< a variant */
+  int threads_per_row; /**< its threads per row (csr-vector), else 0 */
+  double seconds;      /**< median seconds per apply; NaN when it was not timed */
+  sps_status status;   /**< ::SPS_SUCCESS, or the status of the setup or apply that failed */
+  char note[200];      /**< how it was timed ("graph", "plain", "wall clock"), or why it failed */
+} sps_spmv_candidate;
+
+/**
+ * How the SpMV variant in use was chosen (sps_spmv_plan_get_choice(),
+ * sps_solver_get_spmv_choice()). The candidate table is filled by TUNE (the one timed now, or
+ * the one stored with a cache entry); for the other ways it is empty.
+ */
+typedef struct sps_spmv_choice_info {
+  sps_spmv_kind requested;  /**< as asked: AUTO, TUNE or a variant */
+  sps_spmv_kind kind;       /**< the variant in use */
+  int threads_per_row;      /**< its threads per row (0 when it has none) */
+  sps_spmv_source source;   /**< rule, model, tune, cache or user */
+  char why[512];            /**< the reasoning: the rule's test, or the outcome of the tuning */
+  double tune_seconds;      /**< wall-clock seconds of the tuning or of the cache lookup (0 otherwise) */
+  double tune_spmv_equivalents; /**< tune_seconds over the chosen variant's time per apply
+                                     (0 when unknown) */
+  int timed;                /**< candidates set up and timed by this setup (0 on a cache hit) */
+  int candidate_count;      /**< entries of candidates[] */
+  sps_spmv_candidate candidates[SPS_SPMV_MAX_CANDIDATES]; /**< in the order tried */
+  char cache_file[1024];    /**< the cache entry read or written; "" when the cache is off */
+  char cache_note[256];     /**< "hit", "stored", "off", "not stored: REASON", "ignored: REASON, re-tuned" */
+} sps_spmv_choice_info;
 
 /** Krylov methods. SPS_SOLVER_TYPE_COUNT counts the methods; AUTO is not one of them. */
 typedef enum sps_solver_type {
@@ -294,6 +353,19 @@ const char *sps_context_last_error(const sps_context *ctx);
 sps_status sps_context_get_device(const sps_context *ctx, sps_device_kind *kind, int *index);
 /** A readable device name ("CPU (8 OpenMP threads)", "NVIDIA H100 80GB HBM3"), copied into @p buf. */
 sps_status sps_context_get_device_name(const sps_context *ctx, char *buf, size_t len);
+/**
+ * Where TUNE keeps its results (one small text file per matrix structure, device and library
+ * version). @p dir NULL: the default, `$SPSOLVE_CACHE_DIR`, else `$XDG_CACHE_HOME/spsolve`, else
+ * `$HOME/.cache/spsolve` (`SPSOLVE_CACHE_DIR` set but empty turns the cache off); "" turns the
+ * cache off; any other string is the directory (made when missing). A directory that cannot be
+ * made or written is not an error: the tuning runs and its result is not stored
+ * (sps_spmv_choice_info.cache_note says why). Entries that are truncated, corrupted, or written
+ * by another version or for another device are ignored and overwritten. Writers replace an
+ * entry atomically (a temporary file in the directory, fsync, rename), so processes may tune
+ * the same matrix at once.
+ * @return ::SPS_SUCCESS; ::SPS_ERR_ARGUMENT for a NULL context or a path of 900 bytes or more.
+ */
+sps_status sps_context_set_cache_dir(sps_context *ctx, const char *dir);
 /** Block until the context's device work is done. */
 sps_status sps_context_synchronize(sps_context *ctx);
 /**
@@ -522,11 +594,15 @@ const char *sps_spmv_kind_name(sps_spmv_kind kind);
 const char *sps_spmv_kind_description(sps_spmv_kind kind);
 /** Look up a variant by its CLI name. @return ::SPS_ERR_ARGUMENT for an unknown name. */
 sps_status sps_spmv_kind_from_name(const char *name, sps_spmv_kind *kind);
-/** Nonzero when the variant exists on this device kind in this build. */
+/** Nonzero when the variant exists on this device kind in this build (always for AUTO and TUNE). */
 int sps_spmv_kind_available(sps_spmv_kind kind, sps_device_kind device);
+/** Nonzero for a variant, 0 for AUTO and TUNE (ways of choosing one) and values out of range. */
+int sps_spmv_kind_is_variant(sps_spmv_kind kind);
+/** The name of a source ("rule", "tune", "cache", ...), or NULL for a value out of range. */
+const char *sps_spmv_source_name(sps_spmv_source source);
 /**
  * Create an SpMV plan for @p A (borrowed: it must outlive the plan).
- * @param[in] kind a variant or ::SPS_SPMV_AUTO
+ * @param[in] kind a variant, ::SPS_SPMV_AUTO or ::SPS_SPMV_TUNE
  */
 sps_status sps_spmv_plan_create(sps_context *ctx, sps_spmv_plan **plan, const sps_matrix *A,
                                 sps_spmv_kind kind);
@@ -534,6 +610,17 @@ sps_status sps_spmv_plan_create(sps_context *ctx, sps_spmv_plan **plan, const sp
 sps_status sps_spmv_plan_set_threads_per_row(sps_spmv_plan *plan, int threads_per_row);
 /**
  * Build the variant's format and buffers (all allocation happens here).
+ *
+ * With ::SPS_SPMV_TUNE: look the matrix up in the disk cache (sps_context_set_cache_dir());
+ * without a valid entry, set up each candidate of a short list (the AUTO rule's pick first,
+ * then csr-scalar, csr-vector with threads per row near the mean row length, and twice and half
+ * that, blockwise, merge, coo, hyb, ell when its padding fits, cusparse on a GPU), time it on
+ * the matrix (on a GPU a batch of applies captured in one CUDA graph, replayed a few times,
+ * timed with events; on the CPU by the wall clock; the median), keep the fastest and store it.
+ * A candidate that the variant refuses or that runs out of device memory is left out and
+ * recorded; when none can be set up, csr-scalar is used. Threads per row set on the plan
+ * restrict csr-vector's candidates to that value. The tuning allocates and frees its two
+ * vectors and one candidate's format at a time beside the best one so far.
  * @return ::SPS_ERR_UNSUPPORTED when the variant refuses the matrix (e.g. ELL padding over
  *         its memory factor) or does not exist on the device; the message says why.
  */
@@ -545,6 +632,13 @@ sps_status sps_spmv_apply(sps_spmv_plan *plan, double alpha, const sps_vector *x
 /** The variant in use after setup (AUTO resolved) and its threads per row (0 if none). */
 sps_status sps_spmv_plan_get_kind(const sps_spmv_plan *plan, sps_spmv_kind *kind,
                                   int *threads_per_row);
+/**
+ * How the variant in use was chosen at the last setup: its source, the reasoning, and for
+ * TUNE the candidates timed, the cost and the cache entry. Before setup, every field is 0
+ * but requested.
+ * @return ::SPS_SUCCESS; ::SPS_ERR_ARGUMENT for a NULL pointer.
+ */
+sps_status sps_spmv_plan_get_choice(const sps_spmv_plan *plan, sps_spmv_choice_info *info);
 /** Destroy a plan (NULL allowed) and set the pointer to NULL. */
 sps_status sps_spmv_plan_destroy(sps_spmv_plan **plan);
 /**@}*/
@@ -663,7 +757,8 @@ sps_status sps_solver_set_precond(sps_solver *solver, sps_precond_type precond);
  *         names both).
  */
 sps_status sps_solver_set_precond_param(sps_solver *solver, const char *name, double value);
-/** SpMV variant and threads per row (0 = choose); takes effect at the next setup. */
+/** SpMV variant (or ::SPS_SPMV_AUTO, ::SPS_SPMV_TUNE) and threads per row (0 = choose);
+ * takes effect at the next setup. */
 sps_status sps_solver_set_spmv(sps_solver *solver, sps_spmv_kind kind, int threads_per_row);
 /** Keep the residual norm of every iteration (off by default). */
 sps_status sps_solver_set_history(sps_solver *solver, int enable);
@@ -741,6 +836,8 @@ sps_status sps_solver_get_residual(const sps_solver *solver, double *abs, double
 sps_status sps_solver_get_history(const sps_solver *solver, const double **norms, int *count);
 /** The SpMV variant chosen at setup and its threads per row. */
 sps_status sps_solver_get_spmv(const sps_solver *solver, sps_spmv_kind *kind, int *threads_per_row);
+/** How the solver's SpMV variant was chosen at setup (as sps_spmv_plan_get_choice()). */
+sps_status sps_solver_get_spmv_choice(const sps_solver *solver, sps_spmv_choice_info *info);
 /**
  * The method in use after setup (AUTO resolved; after a solve, the one that finished it)
  * and its preconditioner.

@@ -793,6 +793,16 @@ sps_status sps_solver_get_spmv(const sps_solver *s, sps_spmv_kind *kind, int *th
   return SPS_SUCCESS;
 }
 
+sps_status sps_solver_get_spmv_choice(const sps_solver *s, sps_spmv_choice_info *info)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  SPS_CHECK_ARG(s->ctx, info, "info");
+  if (s->is_setup) return sps_spmv_plan_get_choice(s->plan, info);
+  memset(info, 0, sizeof *info);
+  info->requested = s->spmv_kind;
+  return SPS_SUCCESS;
+}
+
 sps_status sps_solver_get_method(const sps_solver *s, sps_solver_type *method,
                                  sps_precond_type *precond)
 {

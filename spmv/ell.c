@@ -6,6 +6,8 @@
 #include "cuda/launchers.h"
 #endif
 
+/* ELL is refused when width * nrows exceeds SPS_ELL_MAX_PADDING times nnz (spmv_internal.h). */
+
 typedef struct ell_data {
   int64_t ld, width;
   int32_t *colind; /* width * ld, in the context's memory */

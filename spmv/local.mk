@@ -5,6 +5,9 @@ libspsolve_la_SOURCES += \
 	%reldir%/plan.c \
 	%reldir%/stats.c \
 	%reldir%/select.c \
+	%reldir%/candidates.c \
+	%reldir%/tune.c \
+	%reldir%/tune_cache.c \
 	%reldir%/csr_scalar.c \
 	%reldir%/csr_vector.c \
 	%reldir%/ell.c \

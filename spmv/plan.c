@@ -61,9 +61,27 @@ sps_status sps_spmv_kind_from_name(const char *name, sps_spmv_kind *kind)
   return SPS_ERR_ARGUMENT;
 }
 
+static const char *const source_names[SPS_SPMV_SOURCE_COUNT] = {
+#define SPS_X_NAME(name, text, desc) [name] = text,
+    SPS_SPMV_SOURCE_LIST(SPS_X_NAME)
+#undef SPS_X_NAME
+};
+
+const char *sps_spmv_source_name(sps_spmv_source source)
+{
+  if ((int)source < 0 || source >= SPS_SPMV_SOURCE_COUNT) return NULL;
+  return source_names[source];
+}
+
+int sps_spmv_kind_is_variant(sps_spmv_kind kind)
+{
+  return (int)kind >= 0 && kind < SPS_SPMV_KIND_COUNT && kind != SPS_SPMV_AUTO &&
+         kind != SPS_SPMV_TUNE;
+}
+
 int sps_spmv_kind_available(sps_spmv_kind kind, sps_device_kind device)
 {
-  if (kind == SPS_SPMV_AUTO) return 1;
+  if (kind == SPS_SPMV_AUTO || kind == SPS_SPMV_TUNE) return 1;
   const sps_spmv_variant *v = sps_spmv_variant_get(kind);
   if (!v) return 0;
   if (device == SPS_DEVICE_CUDA) return sps_have_cuda() && v->on_cuda;
@@ -131,6 +149,7 @@ sps_status sps_spmv_plan_create(sps_context *ctx, sps_spmv_plan **out, const sps
   plan->A = A;
   plan->requested = kind;
   plan->kind = kind;
+  plan->choice.requested = kind;
   sps_context_track(ctx, SPS_OBJECT_PLAN, 1);
   *out = plan;
   return SPS_SUCCESS;
@@ -150,6 +169,7 @@ sps_status sps_spmv_plan_set_threads_per_row(sps_spmv_plan *plan, int tpr)
     SPS_FAIL(plan->ctx, SPS_ERR_ARGUMENT, "threads per row must be " SPS_SPMV_TPR_LIST ", not %d",
              tpr);
   plan->threads_per_row = tpr;
+  plan->tpr_requested = tpr;
   return SPS_SUCCESS;
 }
 
@@ -158,6 +178,13 @@ static void plan_release(sps_spmv_plan *plan)
   if (plan->is_setup && plan->variant && plan->variant->destroy) plan->variant->destroy(plan);
   plan->data = NULL;
   plan->is_setup = 0;
+}
+
+/* Reset the record of the choice to what was asked. */
+static void choice_reset(sps_spmv_plan *plan)
+{
+  memset(&plan->choice, 0, sizeof plan->choice);
+  plan->choice.requested = plan->requested;
 }
 
 /* Set up variant v (plan->threads_per_row already set); on failure nothing is kept. */
@@ -171,21 +198,38 @@ static sps_status plan_setup_variant(sps_spmv_plan *plan, const sps_spmv_variant
     plan->data = NULL;
     return st;
   }
+  plan->choice.kind = v->kind;
+  plan->choice.threads_per_row = v->kind == SPS_SPMV_CSR_VECTOR ? plan->threads_per_row : 0;
   plan->is_setup = 1;
   return SPS_SUCCESS;
 }
 
+/* Append to the reasoning of the choice. */
+static void why_append(sps_spmv_plan *plan, const char *fmt, const char *a, const char *b,
+                       const char *c)
+{
+  size_t l = strlen(plan->choice.why);
+  if (l + 1 < sizeof plan->choice.why)
+    snprintf(plan->choice.why + l, sizeof plan->choice.why - l, fmt, a, b, c);
+}
+
 /*
- * AUTO: the configuration of sps_spmv_select, then, should its setup refuse the matrix or run
- * out of memory (SPS_ERR_UNSUPPORTED, SPS_ERR_SIZE, SPS_ERR_DEVICE_MEMORY), the others of its
- * ranking and finally csr-scalar, which needs nothing beyond the matrix; why tells each step.
+ * AUTO: the configuration of sps_spmv_select (the model for the GPU's compute capability, or
+ * the rule), then, should its setup refuse the matrix or run out of memory
+ * (SPS_ERR_UNSUPPORTED, SPS_ERR_SIZE, SPS_ERR_DEVICE_MEMORY), the others of its ranking and
+ * finally csr-scalar, which needs nothing beyond the matrix; the choice's why tells each step.
+ * Threads per row set by the caller are kept for csr-vector.
  */
 static sps_status plan_setup_auto(sps_spmv_plan *plan)
 {
   sps_spmv_choice c;
-  sps_spmv_select(plan->A, plan->ctx->kind, sps_spmv_context_cc(plan->ctx), &c);
-  snprintf(plan->why, sizeof plan->why, "%s", c.why);
-  const int fixed_tpr = plan->threads_per_row;
+  const int cc = sps_spmv_context_cc(plan->ctx);
+  sps_spmv_select(plan->A, plan->ctx->kind, cc, &c);
+  plan->choice.source = plan->ctx->kind == SPS_DEVICE_CUDA && sps_spmv_have_model(cc)
+                            ? SPS_SPMV_SOURCE_MODEL
+                            : SPS_SPMV_SOURCE_RULE;
+  snprintf(plan->choice.why, sizeof plan->choice.why, "%s", c.why);
+  const int fixed_tpr = plan->tpr_requested;
   sps_spmv_config tries[SPS_SPMV_RANKED + 2];
   int ntries = 0;
   tries[ntries++] = (sps_spmv_config){c.kind, c.tpr};
@@ -196,16 +240,17 @@ static sps_status plan_setup_auto(sps_spmv_plan *plan)
   for (int k = 0; k < ntries; k++) {
     const sps_spmv_variant *v = sps_spmv_variant_get(tries[k].kind);
     if (!v || !sps_spmv_kind_available(tries[k].kind, plan->ctx->kind)) continue;
-    if (k > 0) {
-      size_t l = strlen(plan->why);
-      snprintf(plan->why + l, sizeof plan->why - l, "; %s failed (%s), so %s",
-               kind_names[tries[k - 1].kind], sps_status_name(st), kind_names[tries[k].kind]);
-    }
+    if (k > 0)
+      why_append(plan, "; %s failed (%s), so %s", kind_names[tries[k - 1].kind],
+                 sps_status_name(st), kind_names[tries[k].kind]);
     plan->threads_per_row =
-        fixed_tpr ? fixed_tpr
-                  : tries[k].kind == SPS_SPMV_CSR_SCALAR ? 1 : tries[k].tpr;
+        fixed_tpr ? fixed_tpr : tries[k].kind == SPS_SPMV_CSR_SCALAR ? 1 : tries[k].tpr;
     st = plan_setup_variant(plan, v);
-    if (st != SPS_ERR_UNSUPPORTED && st != SPS_ERR_SIZE && st != SPS_ERR_DEVICE_MEMORY) return st;
+    if (st != SPS_ERR_UNSUPPORTED && st != SPS_ERR_SIZE && st != SPS_ERR_DEVICE_MEMORY) break;
+  }
+  if (st != SPS_SUCCESS) {
+    plan->threads_per_row = plan->tpr_requested;
+    choice_reset(plan);
   }
   return st;
 }
@@ -214,14 +259,32 @@ sps_status sps_spmv_plan_setup(sps_spmv_plan *plan)
 {
   if (!plan) return SPS_ERR_ARGUMENT;
   plan_release(plan);
+  choice_reset(plan);
   sps_spmv_kind kind = plan->requested;
-  plan->why[0] = '\0';
+  if (kind == SPS_SPMV_TUNE) {
+    /* The user's threads per row restrict the candidates; the tuning's pick replaces them
+     * (a later setup starts from the user's value again). */
+    plan->threads_per_row = plan->tpr_requested;
+    sps_status st = sps_spmv_tune(plan);
+    if (st) {
+      plan->threads_per_row = plan->tpr_requested;
+      choice_reset(plan);
+      return st;
+    }
+    plan->is_setup = 1;
+    return SPS_SUCCESS;
+  }
   if (kind == SPS_SPMV_AUTO) return plan_setup_auto(plan);
   const sps_spmv_variant *v = sps_spmv_variant_get(kind);
   if (!v || !sps_spmv_kind_available(kind, plan->ctx->kind))
     SPS_FAIL(plan->ctx, SPS_ERR_UNSUPPORTED, "SpMV variant '%s' is not available on the %s backend",
              kind_names[kind], plan->ctx->be->name);
-  return plan_setup_variant(plan, v);
+  plan->choice.source = SPS_SPMV_SOURCE_USER;
+  snprintf(plan->choice.why, sizeof plan->choice.why, "named by the caller");
+  plan->threads_per_row = plan->tpr_requested;
+  sps_status st = plan_setup_variant(plan, v);
+  if (st) choice_reset(plan);
+  return st;
 }
 
 sps_status sps_spmv_apply_raw(sps_spmv_plan *plan, double alpha, const double *x, double beta,
@@ -259,6 +322,14 @@ sps_status sps_spmv_plan_get_kind(const sps_spmv_plan *plan, sps_spmv_kind *kind
   if (!plan) return SPS_ERR_ARGUMENT;
   if (kind) *kind = plan->kind;
   if (tpr) *tpr = plan->threads_per_row;
+  return SPS_SUCCESS;
+}
+
+sps_status sps_spmv_plan_get_choice(const sps_spmv_plan *plan, sps_spmv_choice_info *info)
+{
+  if (!plan) return SPS_ERR_ARGUMENT;
+  SPS_CHECK_ARG(plan->ctx, info, "info");
+  *info = plan->choice;
   return SPS_SUCCESS;
 }
 

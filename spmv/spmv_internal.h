@@ -35,12 +35,57 @@ struct sps_spmv_plan {
   sps_spmv_kind requested; /* as created (may be AUTO) */
   sps_spmv_kind kind;      /* in use after setup */
   int threads_per_row;     /* requested before setup (0 = choose), in use after */
+  int tpr_requested;       /* as set by sps_spmv_plan_set_threads_per_row (TUNE starts from it) */
   int is_setup;
   const sps_spmv_variant *variant;
   void *data; /* the variant's format and buffers */
   int owned;  /* 1: made by another object (a solver) for itself, not counted by the context */
-  char why[320]; /* how AUTO chose (sps_spmv_choice.why); empty for a named variant */
+  sps_spmv_choice_info choice; /* how the variant in use was chosen (last setup): source, why */
 };
+
+/*
+ * TUNE at setup (spmv/tune.c): the cache entry or the fastest candidate set up in @p plan
+ * (variant, data, kind, threads_per_row) and plan->choice filled. Fails only for host memory
+ * and runtime errors, never because a candidate is refused.
+ */
+sps_status sps_spmv_tune(sps_spmv_plan *plan);
+
+/*
+ * The disk cache of tuning results (spmv/tune_cache.c). A key names the matrix structure
+ * (sizes and a 64-bit hash of the row offsets and column indices), the device and the library
+ * version; its entry is one text file in the cache directory.
+ */
+typedef struct sps_spmv_cache_key {
+  char dir[1024];   /* the cache directory; "" when the cache is off */
+  char path[1024];  /* the entry's file */
+  char device[300]; /* "NVIDIA H100 80GB HBM3 sm_90", "cpu 8 threads" */
+  char matrix[128]; /* "nrows ncols nnz hash" */
+} sps_spmv_cache_key;
+
+/* The 64-bit hash of A's structure (row offsets and column indices; not the values). */
+uint64_t sps_spmv_structure_hash(const sps_matrix *A);
+
+/* Fill @p key for A on the plan's context (dir "" when the cache is off). */
+void sps_spmv_cache_key_make(const sps_context *ctx, const sps_matrix *A, sps_spmv_cache_key *key);
+
+/*
+ * Read the entry of @p key into info (choice, candidates): 1 when it exists and is valid for
+ * this key (format, version, device, matrix, checksum, a variant available on @p device), 0
+ * otherwise with @p why saying what was wrong ("" when there is no entry).
+ */
+int sps_spmv_cache_read(const sps_spmv_cache_key *key, sps_device_kind device,
+                        sps_spmv_choice_info *info, char *why, size_t whylen);
+
+/*
+ * Store info's choice and candidates as the entry of @p key: a temporary file in the cache
+ * directory (made when missing), fsync, rename over the entry. Returns 1 when stored, 0 with
+ * @p why set otherwise; never records an error on a context.
+ */
+int sps_spmv_cache_write(const sps_spmv_cache_key *key, const sps_spmv_choice_info *info, char *why,
+                         size_t whylen);
+
+/* ELL refuses a matrix whose padded size exceeds this many times nnz. */
+#define SPS_ELL_MAX_PADDING 3
 
 /* Mark a plan as owned by the object that made it (a solver's): the context's count of live
  * objects leaves it out, as the user did not make it. */
@@ -126,6 +171,16 @@ int sps_spmv_config_fits(const sps_matrix_stats *s, sps_spmv_config c, char *why
 
 /* The compute capability of a context, 10*major + minor; 0 on the CPU. */
 int sps_spmv_context_cc(const sps_context *ctx);
+
+/*
+ * The candidates that TUNE times on @p A (spmv/candidates.c), best guess first: AUTO's pick
+ * (sps_spmv_select) and its ranking, then the other plausible variants and threads per row on
+ * @p device; at most @p max, each (kind, tpr) once, every one available on the device. Returns
+ * the count. Only kind, tpr and why of each entry are set.
+ */
+int sps_spmv_candidates(const sps_matrix *A, sps_device_kind device, int compute_capability,
+                        sps_spmv_choice *list, int max);
+
 
 /* y <- alpha*A*x + beta*y on raw arrays of the context's memory space (solvers use this). */
 sps_status sps_spmv_apply_raw(sps_spmv_plan *plan, double alpha, const double *x, double beta,

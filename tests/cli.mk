@@ -6,7 +6,8 @@ TESTS += \
 	%reldir%/cli/info.sh \
 	%reldir%/cli/numerics.sh \
 	%reldir%/cli/progress.sh \
-	%reldir%/cli/stats.sh
+	%reldir%/cli/stats.sh \
+	%reldir%/cli/tune.sh
 EXTRA_DIST += \
 	%reldir%/cli/common.sh \
 	%reldir%/cli/exit_codes.sh \
@@ -15,4 +16,5 @@ EXTRA_DIST += \
 	%reldir%/cli/info.sh \
 	%reldir%/cli/numerics.sh \
 	%reldir%/cli/progress.sh \
-	%reldir%/cli/stats.sh
+	%reldir%/cli/stats.sh \
+	%reldir%/cli/tune.sh

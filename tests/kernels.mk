@@ -80,3 +80,12 @@ TESTS += %reldir%/kernels/precond_kernels %reldir%/kernels/precond_kernels_gpu
 %canon_reldir%_kernels_precond_kernels_gpu_SOURCES = %reldir%/kernels/precond_kernels.c
 %canon_reldir%_kernels_precond_kernels_gpu_CPPFLAGS = $(AM_CPPFLAGS) -DSPS_TEST_GPU
 %canon_reldir%_kernels_precond_kernels_gpu_LDADD = $(TEST_LDADD)
+
+# TUNE and its disk cache through the API: on the CPU, and (spmv-tune-cuda.sh) the same program
+# on the GPU, where the candidates are timed in CUDA graphs (skips without a GPU).
+check_PROGRAMS += tests/unit/spmv_tune
+TESTS += tests/unit/spmv_tune %reldir%/unit/spmv-tune-cuda.sh
+EXTRA_DIST += %reldir%/unit/spmv-tune-cuda.sh
+tests_unit_spmv_tune_SOURCES = %reldir%/unit/spmv_tune.c
+tests_unit_spmv_tune_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core -I$(top_srcdir)/spmv -I$(top_srcdir)/tests
+tests_unit_spmv_tune_LDADD = $(TEST_LDADD)

@@ -1,4 +1,6 @@
 # tests/local.mk: the test suite; each group of tests has its own fragment.
+# SPSOLVE_CACHE_DIR is set empty so that no test writes the user's cache of --spmv tune (the
+# cache tests name their own directory).
 # Test programs exit 0 (pass), 1 (fail), 77 (skip: no GPU, no shared matrices), 99 (hard error)
 # and print TAP lines for the reader of their log.
 AM_TESTS_ENVIRONMENT = \
@@ -6,6 +8,7 @@ AM_TESTS_ENVIRONMENT = \
 	SPS_BUILDDIR='$(abs_top_builddir)'; export SPS_BUILDDIR; \
 	SPS_SRCDIR='$(abs_top_srcdir)'; export SPS_SRCDIR; \
 	PYTHON3='$(PYTHON3)'; export PYTHON3; \
+	SPSOLVE_CACHE_DIR=; export SPSOLVE_CACHE_DIR; \
 	if test -z "$$SPS_MATRICES" && test -n '$(SPS_MATRICES)'; then \
 	  SPS_MATRICES='$(SPS_MATRICES)'; export SPS_MATRICES; fi;
 

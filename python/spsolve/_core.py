@@ -80,6 +80,14 @@ class SolveInfo:
                          else None
     method, precond      what ran in the end (the automatic choice resolved)
     spmv                 the SpMV kernel chosen at setup; spmv_threads_per_row
+    spmv_source          who chose it: "rule" (spmv="auto"), "tune" (timed at this setup),
+                         "cache" (a tuning result read from the disk cache), "user" (named)
+    spmv_why             the reasoning: the rule's test, or the outcome of the tuning
+    spmv_choice          everything sps_solver_get_spmv_choice reports, as a dict: requested,
+                         source, why, tune_seconds, tune_spmv_equivalents, timed (candidates
+                         timed at this setup), candidates (a list of dicts: spmv,
+                         threads_per_row, seconds, status, note, used), cache_file (None when
+                         the cache is off), cache_note
     attempts             the tries of the automatic choice, in order (a list of Attempt)
     precond_info         what the preconditioner found and did at setup (a dict of
                          sps_precond_info's fields)
@@ -90,12 +98,12 @@ class SolveInfo:
 
     __slots__ = ("reason", "reason_text", "converged", "iterations", "residual_abs",
                  "residual_rel", "method", "precond", "spmv", "spmv_threads_per_row",
-                 "setup_time", "solve_time", "device", "history", "_attempts_raw",
+                 "spmv_choice", "setup_time", "solve_time", "device", "history", "_attempts_raw",
                  "_attempts", "_pinfo_raw", "_pinfo")
 
     def __init__(self, reason, iterations, residual_abs, residual_rel, method, precond, spmv,
                  spmv_threads_per_row, setup_time, solve_time, device, history, attempts_raw,
-                 pinfo_raw):
+                 pinfo_raw, spmv_choice=None):
         self.reason = _reason_name(reason)
         self.reason_text = _reason_text(reason)
         self.converged = reason > 0
@@ -106,6 +114,7 @@ class SolveInfo:
         self.precond = precond
         self.spmv = spmv
         self.spmv_threads_per_row = spmv_threads_per_row
+        self.spmv_choice = spmv_choice or {}
         self.setup_time = setup_time
         self.solve_time = solve_time
         self.device = device
@@ -115,6 +124,14 @@ class SolveInfo:
         self._attempts = None
         self._pinfo_raw = pinfo_raw
         self._pinfo = None
+
+    @property
+    def spmv_source(self):
+        return self.spmv_choice.get("source")
+
+    @property
+    def spmv_why(self):
+        return self.spmv_choice.get("why")
 
     @property
     def residual(self):
@@ -401,6 +418,12 @@ class Solver:
     history         keep the residual norm of every iteration (info.history)
     precond_params  {name: value} of preconditioner parameters ("ilut.fill", "matching", ...;
                     spsolve.precond_params() lists them)
+    spmv            "auto" (chosen from statistics of the matrix), "tune" (the fastest of a
+                    short list of kernels timed on the matrix at setup, the result kept in the
+                    disk cache: $SPSOLVE_CACHE_DIR, else $XDG_CACHE_HOME/spsolve, else
+                    ~/.cache/spsolve; SPSOLVE_CACHE_DIR set empty turns it off), or a kernel
+                    ("csr-scalar", "csr-vector", "merge", ...; `spsolve --list-spmv`);
+                    info.spmv_choice says what was chosen and why
     check           raise ConvergenceError when a solve does not converge (else the reason is
                     in info and the solve returns normally)
 
@@ -429,6 +452,7 @@ class Solver:
         self._handle = None
         self._matrix = None
         self._staging = None
+        self._spmv_choice = {}
         # Out-parameters reused by every solve.
         self._i1, self._i2 = ctypes.c_int(), ctypes.c_int()
         self._d1, self._d2 = ctypes.c_double(), ctypes.c_double()
@@ -510,6 +534,7 @@ class Solver:
         matrix = _Matrix(ctx, A)
         lib = _lib.lib()
         _check(lib.sps_solver_setup(self._handle, matrix.handle), ctx.handle, "sps_solver_setup")
+        self._spmv_choice = _spmv_choice(lib, self._handle)
         self._matrix = matrix
         self.shape = matrix.shape
         self.n = matrix.shape[0]
@@ -705,7 +730,7 @@ class Solver:
         return SolveInfo(r.reason, r.iterations, r.residual_abs, r.residual_rel,
                          _solver_name(r.method), _precond_name(r.precond), _spmv_name(r.spmv),
                          r.threads_per_row, r.setup_seconds, r.solve_seconds, self.ctx.name,
-                         history, attempts, pinfo)
+                         history, attempts, pinfo, self._spmv_choice)
 
     # The preconditioner and the inverse as operators.
 
@@ -830,6 +855,35 @@ def _precond_name(v):
 
 def _spmv_name(v):
     return _name("sps_spmv_kind_name", v)
+
+
+def _spmv_choice(lib, handle):
+    """sps_solver_get_spmv_choice as a dict (read once per setup: it changes only there)."""
+    c = _lib.sps_spmv_choice_info()
+    lib.sps_solver_get_spmv_choice(handle, ctypes.byref(c))
+    cands = []
+    for k in range(c.candidate_count):
+        e = c.candidates[k]
+        ok = e.status == 0
+        cands.append({
+            "spmv": _spmv_name(e.kind),
+            "threads_per_row": e.threads_per_row,
+            "seconds": e.seconds if ok else None,
+            "status": _name("sps_status_name", e.status),
+            "note": e.note.decode(errors="replace"),
+            "used": ok and e.kind == c.kind and e.threads_per_row == c.threads_per_row,
+        })
+    return {
+        "requested": _spmv_name(c.requested),
+        "source": _name("sps_spmv_source_name", c.source),
+        "why": c.why.decode(errors="replace"),
+        "tune_seconds": c.tune_seconds,
+        "tune_spmv_equivalents": c.tune_spmv_equivalents,
+        "timed": c.timed,
+        "candidates": cands,
+        "cache_file": c.cache_file.decode(errors="replace") or None,
+        "cache_note": c.cache_note.decode(errors="replace"),
+    }
 
 
 def _reason_name(v):

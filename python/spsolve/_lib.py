@@ -27,6 +27,7 @@ REQUIRED = (
     "sps_vector_wrap",
     "sps_matrix_wrap_csr",
     "sps_solver_apply_precond",
+    "sps_solver_get_spmv_choice",
 )
 
 
@@ -192,6 +193,36 @@ class sps_precond_info(ctypes.Structure):
     ]
 
 
+SPS_SPMV_MAX_CANDIDATES = 12
+
+
+class sps_spmv_candidate(ctypes.Structure):
+    _fields_ = [
+        ("kind", ctypes.c_int),
+        ("threads_per_row", ctypes.c_int),
+        ("seconds", ctypes.c_double),
+        ("status", ctypes.c_int),
+        ("note", ctypes.c_char * 200),
+    ]
+
+
+class sps_spmv_choice_info(ctypes.Structure):
+    _fields_ = [
+        ("requested", ctypes.c_int),
+        ("kind", ctypes.c_int),
+        ("threads_per_row", ctypes.c_int),
+        ("source", ctypes.c_int),
+        ("why", ctypes.c_char * 512),
+        ("tune_seconds", ctypes.c_double),
+        ("tune_spmv_equivalents", ctypes.c_double),
+        ("timed", ctypes.c_int),
+        ("candidate_count", ctypes.c_int),
+        ("candidates", sps_spmv_candidate * SPS_SPMV_MAX_CANDIDATES),
+        ("cache_file", ctypes.c_char * 1024),
+        ("cache_note", ctypes.c_char * 256),
+    ]
+
+
 def _declare(lib):
     """Prototypes of the functions used: every status is an int, handles are void pointers."""
     P = ctypes.c_void_p
@@ -256,6 +287,8 @@ def _declare(lib):
         "sps_solver_get_residual": (I, [P, pD, pD]),
         "sps_solver_get_history": (I, [P, ctypes.POINTER(pD), pI]),
         "sps_solver_get_spmv": (I, [P, pI, pI]),
+        "sps_solver_get_spmv_choice": (I, [P, ctypes.POINTER(sps_spmv_choice_info)]),
+        "sps_spmv_source_name": (S, [I]),
         "sps_solver_get_method": (I, [P, pI, pI]),
         "sps_solver_get_precond_info": (I, [P, ctypes.POINTER(sps_precond_info)]),
         "sps_solver_get_attempts": (

@@ -278,3 +278,31 @@ def test_context_reuse_and_close(nos3):
         assert s.ctx is c1
     with pytest.raises(spsolve.SpsolveError, match="setup"):
         s.solve(np.ones(nos3.shape[0]))
+
+
+def test_spmv_tune_and_cache(orsreg, tmp_path, monkeypatch):
+    monkeypatch.setenv("SPSOLVE_CACHE_DIR", str(tmp_path))
+    b, _ = rhs(orsreg)
+    x, info = spsolve.solve(orsreg, b, device="cpu", spmv="tune")
+    c = info.spmv_choice
+    assert info.converged and true_relres(orsreg, x, b) <= 1.01e-8
+    assert c["requested"] == "tune" and info.spmv_source == "tune" and c["timed"] >= 3
+    used = [e for e in c["candidates"] if e["used"]]
+    assert len(used) == 1 and used[0]["spmv"] == info.spmv
+    assert used[0]["seconds"] == min(e["seconds"] for e in c["candidates"] if e["seconds"])
+    assert c["tune_seconds"] > 0 and "fastest" in info.spmv_why
+    assert c["cache_note"] == "stored" and os.path.dirname(c["cache_file"]) == str(tmp_path)
+    # A second Solver reads the entry: the same kernel, nothing timed.
+    s = spsolve.Solver(orsreg, device="cpu", spmv="tune")
+    x2, info2 = s.solve(b)
+    assert info2.spmv_source == "cache" and info2.spmv_choice["timed"] == 0
+    assert (info2.spmv, info2.spmv_threads_per_row) == (info.spmv, info.spmv_threads_per_row)
+    assert info2.spmv_choice["cache_file"] == c["cache_file"]
+
+
+def test_spmv_choice_of_auto_and_named(orsreg):
+    b, _ = rhs(orsreg)
+    _, info = spsolve.solve(orsreg, b, device="cpu")
+    assert info.spmv_source in ("rule", "model") and info.spmv_why and info.spmv_choice["candidates"] == []
+    _, info = spsolve.solve(orsreg, b, device="cpu", spmv="merge")
+    assert info.spmv == "merge" and info.spmv_source == "user"

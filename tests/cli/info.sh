@@ -29,7 +29,7 @@ check "--version names the CUDA device or says there is none" grep -E '^CUDA dev
 
 expect_rc 0 "--list-spmv" --list-spmv
 missing=
-for name in $(sed -n 's/^ *X(SPS_SPMV_[A-Z_]*, *"\([a-z-]*\)".*/\1/p' "${SPS_SRCDIR:-.}/include/spsolve.h"); do
+for name in $(sed -n '/define SPS_SPMV_LIST/,/^$/s/^ *X(SPS_SPMV_[A-Z_]*, *"\([a-z-]*\)".*/\1/p' "${SPS_SRCDIR:-.}/include/spsolve.h"); do
   grep -E "^$name +(yes|no) +(yes|no) +[A-Za-z]" "$tmp/out" >/dev/null || missing="$missing $name"
 done
 check "--list-spmv lists every variant of spsolve.h with cpu, cuda and a description${missing:+ (missing:$missing)}" test -z "$missing"

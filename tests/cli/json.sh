@@ -11,7 +11,8 @@ fi
 
 expect_rc 0 "nos3 --json --history" --device cpu --json --history "$nos3"
 keys="matrix rows cols nnz symmetry symmetry_checked rhs rhs_file seed device solver precond spmv
-  spmv_threads_per_row rtol atol maxit restart flexible iterations converged reason reason_text
+  spmv_threads_per_row spmv_requested spmv_source spmv_why spmv_tune_seconds
+  spmv_tune_spmv_equivalents spmv_tune_timed spmv_candidates spmv_cache_file spmv_cache rtol atol maxit restart flexible iterations converged reason reason_text
   residual_abs residual_rel error time_load time_setup time_solve time_per_iteration history
   exit_code"
 # Tolerances: the true residual may exceed rtol = 1e-8 by the drift of the recurrence (allow a
@@ -22,6 +23,7 @@ rows = cols = 960 | d["rows"] == 960 and d["cols"] == 960
 nnz = 15844 (the lower triangle expanded) | d["nnz"] == 15844
 symmetry is symmetric, declared by the file | d["symmetry"] == "symmetric" and d["symmetry_checked"] is False
 auto picks cg for the symmetric nos3 | d["solver"] == "cg"
+the SpMV kernel comes from the AUTO rule or model, with its reasoning and no tuning | d["spmv_requested"] == "auto" and d["spmv_source"] in ("rule", "model") and d["spmv_why"] != "" and d["spmv_candidates"] == [] and d["spmv_tune_timed"] == 0
 iterations > 0 | d["iterations"] > 0
 converged is true | d["converged"] is True
 reason is SPS_CONVERGED_RTOL with its text | d["reason"] == "SPS_CONVERGED_RTOL" and d["reason_text"].startswith("converged")

@@ -143,8 +143,8 @@ int main(void)
   int ok = sps_spmv_plan_create(ctx, &plan, hub, SPS_SPMV_AUTO) == SPS_SUCCESS &&
            sps_spmv_plan_setup(plan) == SPS_SUCCESS &&
            sps_spmv_plan_get_kind(plan, &kind, NULL) == SPS_SUCCESS;
-  sps_ok(ok && kind == SPS_SPMV_CSR_SCALAR && starts(plan->why, "CPU: csr-scalar"),
-         "AUTO plan on the CPU: csr-scalar, why kept (%s)", plan ? plan->why : "");
+  sps_ok(ok && kind == SPS_SPMV_CSR_SCALAR && starts(plan->choice.why, "CPU: csr-scalar"),
+         "AUTO plan on the CPU: csr-scalar, why kept (%s)", plan ? plan->choice.why : "");
   sps_spmv_plan_destroy(&plan);
 
   sps_matrix_destroy(&even5);
