@@ -5,6 +5,7 @@ libspsolve_la_SOURCES += \
 	%reldir%/plan.c \
 	%reldir%/stats.c \
 	%reldir%/select.c \
+	%reldir%/model_sm90.c \
 	%reldir%/candidates.c \
 	%reldir%/tune.c \
 	%reldir%/tune_cache.c \

@@ -19,8 +19,11 @@ typedef struct model_entry {
   sps_spmv_model_fn fn;
 } model_entry;
 
+void sps_spmv_model_sm90(const sps_matrix_stats *s, sps_spmv_choice *out);
+
 static const model_entry models[] = {
-    {0, NULL, NULL} /* end of the list */
+    {90, "sm90", sps_spmv_model_sm90}, /* H100, bench/results/2026-11-25-H100/select-sweep-1 */
+    {0, NULL, NULL}                    /* end of the list */
 };
 
 int sps_spmv_context_cc(const sps_context *ctx)
