@@ -7,12 +7,15 @@ typedef struct cand_list {
   sps_spmv_choice *list;
   int max, count;
   sps_device_kind device;
+  int ell_fits; /* max_len * nrows <= SPS_ELL_MAX_PADDING * nnz */
 } cand_list;
 
 /* Append (kind, tpr) unless it is there already, full, or not on the device. */
 static void add(cand_list *c, sps_spmv_kind kind, int tpr, const char *why)
 {
   if (c->count >= c->max || !sps_spmv_kind_available(kind, c->device)) return;
+  /* ELL only within its padding limit (its setup would refuse it), from any source */
+  if (kind == SPS_SPMV_ELL && !c->ell_fits) return;
   if (kind != SPS_SPMV_CSR_VECTOR) tpr = 0;
   for (int k = 0; k < c->count; k++) {
     const int t = c->list[k].kind == SPS_SPMV_CSR_VECTOR ? c->list[k].tpr : 0;
@@ -35,7 +38,10 @@ static void add(cand_list *c, sps_spmv_kind kind, int tpr, const char *why)
 int sps_spmv_candidates(const sps_matrix *A, sps_device_kind device, int compute_capability,
                         sps_spmv_choice *list, int max)
 {
-  cand_list c = {list, max, 0, device};
+  sps_spmv_row_stats rs;
+  sps_spmv_row_stats_compute(A, &rs);
+  cand_list c = {list, max, 0, device,
+                 rs.max_len * A->nrows <= SPS_ELL_MAX_PADDING * A->nnz};
   if (!list || max <= 0) return 0;
   sps_spmv_choice pick;
   sps_spmv_select(A, device, compute_capability, &pick);
@@ -43,8 +49,6 @@ int sps_spmv_candidates(const sps_matrix *A, sps_device_kind device, int compute
   for (int k = 0; k < pick.nranked; k++)
     add(&c, pick.ranked[k].kind, pick.ranked[k].tpr, "next in AUTO's ranking");
   add(&c, SPS_SPMV_CSR_SCALAR, 0, "one thread per row");
-  sps_spmv_row_stats rs;
-  sps_spmv_row_stats_compute(A, &rs);
   const int t = sps_spmv_tpr_from_mean(rs.mean, 2);
   char why[128];
   snprintf(why, sizeof why, "threads per row nearest the mean row length %.2f", rs.mean);
@@ -55,8 +59,7 @@ int sps_spmv_candidates(const sps_matrix *A, sps_device_kind device, int compute
   add(&c, SPS_SPMV_MERGE, 0, "merge-path load balance");
   add(&c, SPS_SPMV_COO, 0, "one thread per nonzero share");
   add(&c, SPS_SPMV_HYB, 0, "ELL for the typical row, COO for the excess");
-  if (rs.max_len * A->nrows <= SPS_ELL_MAX_PADDING * A->nnz)
-    add(&c, SPS_SPMV_ELL, 0, "padding within ELL's limit");
+  add(&c, SPS_SPMV_ELL, 0, "padding within ELL's limit");
   add(&c, SPS_SPMV_CUSPARSE, 0, "the cuSPARSE reference");
   return c.count;
 }

@@ -292,11 +292,19 @@ int main(void)
              info.source == (sps_spmv_have_model(cc) ? SPS_SPMV_SOURCE_MODEL : SPS_SPMV_SOURCE_RULE) &&
              info.why[0] &&
              info.candidate_count == 0 && info.tune_seconds == 0.0,
-         "auto: source rule, why '%s'", info.why);
+         "auto: source %s, why '%s'", sps_spmv_have_model(cc) ? "model" : "rule", info.why);
   sps_spmv_plan_destroy(&p);
   p = plan_on(ctx, U, SPS_SPMV_AUTO, 0, &info);
-  sps_ok(!gpu || (info.kind == SPS_SPMV_BLOCKWISE && strstr(info.why, "uneven rows")),
-         "auto on uneven rows: %s, why '%s'", sps_spmv_kind_name(info.kind), info.why);
+  {
+    /* With a model for this GPU, its pick and its tree path; else the rule's blockwise. */
+    sps_spmv_choice sel;
+    sps_spmv_select(U, dev, cc, &sel);
+    const int model = sps_spmv_have_model(cc);
+    sps_ok(!gpu || (model ? info.kind == sel.kind && strncmp(info.why, "model sm", 8) == 0
+                          : info.kind == SPS_SPMV_BLOCKWISE &&
+                                strstr(info.why, "max_len>4*mean_len+8") != NULL),
+           "auto on uneven rows: %s, why '%s'", sps_spmv_kind_name(info.kind), info.why);
+  }
   sps_spmv_plan_destroy(&p);
   p = plan_on(ctx, L, SPS_SPMV_COO, 0, &info);
   sps_ok(info.source == SPS_SPMV_SOURCE_USER && info.kind == SPS_SPMV_COO,
