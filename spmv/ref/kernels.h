@@ -7,8 +7,8 @@
 #include "../../core/compensated_sum.h"
 
 /*
- * Row sums. csr-scalar, csr-vector, ell, merge, blockwise and binned add each row's rounded products
- * a_ik*x_k into a compensated sum (sps_csum, TwoSum) in their own orders and write
+ * Row sums. csr-scalar, csr-vector, ell, merge, blockwise and binned add each row's rounded
+ * products a_ik*x_k into a compensated sum (sps_csum, TwoSum) in their own orders and write
  * y_i <- alpha*fl(hi + lo) + beta*y_i: they give the same bits as one another, on the CPU and
  * on the GPU, bar rare ties (a row sum within about n^2 u^2 sum|a_ik x_k| of a rounding
  * boundary). coo and hyb add plain products into y (with atomics on the GPU) and cusparse is

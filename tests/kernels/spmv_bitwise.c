@@ -1,16 +1,16 @@
 /* spmv_bitwise.c: the compensated SpMV variants give bitwise the CPU csr-scalar reference's y, on bundled and badly scaled random matrices.
  *
  * Variants csr-vector (tpr 1, 2, 4, 8, 16, 32), ell (where it accepts the matrix), merge,
- * blockwise and binned are run on the CPU backend (built with SPS_TEST_GPU: csr-scalar too, on the GPU,
- * exit 77 without one) and every y_i is compared bit for bit with the CPU csr-scalar
+ * blockwise and binned are run on the CPU backend (built with SPS_TEST_GPU: csr-scalar too,
+ * on the GPU, exit 77 without one) and every y_i is compared bit for bit with the CPU csr-scalar
  * reference's (mismatching rows counted, none allowed), for (alpha, beta) = (1, 0) and
  * (2.5, -0.75).
  * Matrices: the bundled ones of tests/data, and seeded random ones with values of mixed signs
  * and magnitudes 1e-8 .. 1e8, rows of 1 to 300 entries, some rows built to cancel (pairs of
  * products p and -p*(1 + delta), delta in 1e-9 .. 1e-4, at random places in the row), and
  * rows of 9000 and 20000 entries that merge splits over many shares and blockwise and binned
- * over several parts. So that the comparison shows something, the same rows are also summed in
- * plain double arithmetic in csr-scalar's order and in csr-vector's tpr-32 order (lanes,
+ * over several parts. So that the comparison shows something, the same rows are also summed
+ * in plain double arithmetic in csr-scalar's order and in csr-vector's tpr-32 order (lanes,
  * then the halving tree): on the cancellation matrices those two must differ in some rows.
  */
 #include "spmv_check.h"
