@@ -106,6 +106,7 @@ typedef enum sps_device_kind {
   X(SPS_SPMV_HYB, "hyb", "ELL for the typical row plus COO for the excess")             \
   X(SPS_SPMV_MERGE, "merge", "merge-path load-balanced CSR")                            \
   X(SPS_SPMV_BLOCKWISE, "blockwise", "long-row and short-row blocks, each with its own threads") \
+  X(SPS_SPMV_BINNED, "binned", "rows binned by length (ACSR), each bin with its own threads per row") \
   X(SPS_SPMV_CUSPARSE, "cusparse", "cuSPARSE CSR ALG1 (GPU only), the reference")
 
 /** SpMV variant. */

@@ -9,7 +9,7 @@
  * int64 copy of the column indices is made.
  * Its row sums are cuSPARSE's, in the library's order and with its own rounding: like coo and
  * hyb (atomics) it matches the compensated variants (csr-scalar, csr-vector, ell, merge,
- * blockwise) only to rounding, so AUTO never chooses it.
+ * blockwise, binned) only to rounding, so AUTO never chooses it.
  */
 #include <stdint.h>
 

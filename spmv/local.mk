@@ -16,6 +16,7 @@ libspsolve_la_SOURCES += \
 	%reldir%/hyb.c \
 	%reldir%/merge.c \
 	%reldir%/blockwise.c \
+	%reldir%/binned.c \
 	%reldir%/ref/kernels.h \
 	%reldir%/ref/csr_scalar.c \
 	%reldir%/ref/csr_vector.c \
@@ -23,7 +24,8 @@ libspsolve_la_SOURCES += \
 	%reldir%/ref/coo.c \
 	%reldir%/ref/hyb.c \
 	%reldir%/ref/merge.c \
-	%reldir%/ref/blockwise.c
+	%reldir%/ref/blockwise.c \
+	%reldir%/ref/binned.c
 
 if SPS_CUDA
 libspsolve_la_SOURCES += \
@@ -36,6 +38,7 @@ libspsolve_la_SOURCES += \
 	%reldir%/cuda/coo.cu \
 	%reldir%/cuda/hyb.cu \
 	%reldir%/cuda/merge.cu \
-	%reldir%/cuda/blockwise.cu
+	%reldir%/cuda/blockwise.cu \
+	%reldir%/cuda/binned.cu
 endif
 EXTRA_DIST += %reldir%/cusparse.c %reldir%/cuda/launchers.h %reldir%/cuda/reduce.cuh

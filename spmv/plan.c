@@ -15,6 +15,7 @@ static const sps_spmv_variant *const registry[SPS_SPMV_KIND_COUNT] = {
     [SPS_SPMV_HYB] = &sps_spmv_variant_hyb,
     [SPS_SPMV_MERGE] = &sps_spmv_variant_merge,
     [SPS_SPMV_BLOCKWISE] = &sps_spmv_variant_blockwise,
+    [SPS_SPMV_BINNED] = &sps_spmv_variant_binned,
 #ifdef SPS_HAVE_CUDA
     [SPS_SPMV_CUSPARSE] = &sps_spmv_variant_cusparse,
 #endif

@@ -243,6 +243,7 @@ extern const sps_spmv_variant sps_spmv_variant_coo;
 extern const sps_spmv_variant sps_spmv_variant_hyb;
 extern const sps_spmv_variant sps_spmv_variant_merge;
 extern const sps_spmv_variant sps_spmv_variant_blockwise;
+extern const sps_spmv_variant sps_spmv_variant_binned;
 #ifdef SPS_HAVE_CUDA
 extern const sps_spmv_variant sps_spmv_variant_cusparse;
 #endif

@@ -17,7 +17,7 @@
  * Order: the sums are plain and the atomics land in an order that varies from run to run,
  * so coo (with hyb and cusparse) is one of the variants whose results depend on the order of
  * the atomics (or on the library) and match the compensated variants (csr-scalar,
- * csr-vector, ell, merge, blockwise) only to rounding; AUTO never chooses them.
+ * csr-vector, ell, merge, blockwise, binned) only to rounding; AUTO never chooses them.
  */
 #include <cstdint>
 

@@ -66,6 +66,19 @@ cudaError_t sps_cuda_blockwise(cudaStream_t stream, const int64_t *rowptr, const
                                double *partial, unsigned *counter, double alpha, const double *x,
                                double beta, double *y);
 
+/*
+ * binned: one launch of nlong + ceil(nwarp/8) + ntiles thread blocks of SPS_BINNED_THREADS:
+ * the long-row parts, then the warp rows (8 per block), then the short-row tiles
+ * (../ref/kernels.h); partial has 2*nlong doubles (hi, lo pairs), counter one zeroed
+ * unsigned per long row of several parts (left zeroed on return).
+ */
+cudaError_t sps_cuda_binned(cudaStream_t stream, const int64_t *rowptr, const int32_t *rowptr32,
+                            const int32_t *colind, const double *values, int64_t nlong,
+                            const sps_binned_long *longs, int64_t nwarp, const int32_t *warp_rows,
+                            int64_t ntiles, const sps_binned_tile *tiles, double *partial,
+                            unsigned *counter, double alpha, const double *x, double beta,
+                            double *y);
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,7 +3,7 @@
  * y_i = alpha * s_i + beta * y_i, s_i = fl(hi + lo) of the compensated sum (TwoSum,
  * core/compensated_sum.h) of the rounded products values[k] * x[colind[k]] added in order
  * k = rowptr[i], ..., rowptr[i+1]-1. Every other compensated variant (csr-vector, ell,
- * merge, blockwise, CPU or GPU) gives the same bits bar rare ties; the tests hold them to it.
+ * merge, blockwise, binned, CPU or GPU) gives the same bits bar rare ties; the tests hold them to it.
  * Rows are shared among OpenMP threads in dynamic chunks, so a few long rows do not
  * leave one thread with all the work.
  */

@@ -7,8 +7,8 @@
 #include "../../core/compensated_sum.h"
 
 /*
- * Row sums. csr-scalar, csr-vector, ell, merge and blockwise add each row's rounded products
- * a_ik*x_k into a compensated sum (sps_csum, TwoSum) in their own orders and write
+ * Row sums. csr-scalar, csr-vector, ell, merge, blockwise and binned add each row's rounded
+ * products a_ik*x_k into a compensated sum (sps_csum, TwoSum) in their own orders and write
  * y_i <- alpha*fl(hi + lo) + beta*y_i: they give the same bits as one another, on the CPU and
  * on the GPU, bar rare ties (a row sum within about n^2 u^2 sum|a_ik x_k| of a rounding
  * boundary). coo and hyb add plain products into y (with atomics on the GPU) and cusparse is
@@ -97,6 +97,48 @@ void sps_ref_hyb(int64_t nrows, int64_t ld, int64_t width, const int32_t *ell_co
 void sps_ref_blockwise(const int64_t *rowptr, const int32_t *colind, const double *values,
                        int64_t nblocks, const sps_block_desc *blocks, double *partial,
                        double alpha, const double *x, double beta, double *y);
+
+/*
+ * The binned variant (ACSR-style: rows binned by length, each bin with its own threads per
+ * row). Three bins, each a range of thread blocks of one launch:
+ *   - long rows (more than SPS_BINNED_WARP_MAX nonzeros): part `part` of the `parts` parts of
+ *     row `row` covers SPS_BINNED_PART_NNZ of its nonzeros (one thread block per part); a row
+ *     of one part is finished by its block, otherwise each part leaves its compensated sum in
+ *     partial[2*index], partial[2*index + 1] (index: the part's place in the long table) and
+ *     the last part to finish (counter[slot]) merges the parts in order and writes y;
+ *   - warp rows (SPS_BINNED_SHORT + 1 .. SPS_BINNED_WARP_MAX nonzeros): one warp per row of
+ *     the list `warp_rows` (ascending), lane l summing entries l, l+32, ... and the 32 lane
+ *     sums merged by the halving tree;
+ *   - short tiles: rows [row, row + count) of which those of at most SPS_BINNED_SHORT
+ *     nonzeros (empty ones included) are summed in entry order (csr-scalar's order); the
+ *     longer rows of the range are left to their own bins. A tile holds at most
+ *     SPS_BINNED_TILE_ROWS rows and SPS_BINNED_TILE_NNZ nonzeros of short rows.
+ * Every row is written by exactly one bin.
+ */
+typedef struct sps_binned_long {
+  int32_t row;   /* the long row */
+  int32_t part;  /* which part of it; its first part is entry (index - part) of the table */
+  int32_t parts; /* parts of the row */
+  int32_t slot;  /* arrival counter of a row of several parts, else -1 */
+} sps_binned_long;
+
+typedef struct sps_binned_tile {
+  int32_t row;   /* first row of the range */
+  int32_t count; /* rows in the range */
+} sps_binned_tile;
+
+/* Threads of one binned block; the bin limits (nonzeros per row) and the tile sizes. */
+#define SPS_BINNED_THREADS 256
+#define SPS_BINNED_SHORT 32
+#define SPS_BINNED_WARP_MAX 1024
+#define SPS_BINNED_PART_NNZ 8192
+#define SPS_BINNED_TILE_ROWS 1024
+#define SPS_BINNED_TILE_NNZ 2048
+
+void sps_ref_binned(const int64_t *rowptr, const int32_t *colind, const double *values,
+                    int64_t nlong, const sps_binned_long *longs, int64_t nwarp,
+                    const int32_t *warp_rows, int64_t ntiles, const sps_binned_tile *tiles,
+                    double *partial, double alpha, const double *x, double beta, double *y);
 
 #ifdef __cplusplus
 }

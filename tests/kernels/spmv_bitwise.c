@@ -1,16 +1,16 @@
 /* spmv_bitwise.c: the compensated SpMV variants give bitwise the CPU csr-scalar reference's y, on bundled and badly scaled random matrices.
  *
- * Variants csr-vector (tpr 1, 2, 4, 8, 16, 32), ell (where it accepts the matrix), merge and
- * blockwise are run on the CPU backend (built with SPS_TEST_GPU: csr-scalar too, on the GPU,
- * exit 77 without one) and every y_i is compared bit for bit with the CPU csr-scalar
+ * Variants csr-vector (tpr 1, 2, 4, 8, 16, 32), ell (where it accepts the matrix), merge,
+ * blockwise and binned are run on the CPU backend (built with SPS_TEST_GPU: csr-scalar too,
+ * on the GPU, exit 77 without one) and every y_i is compared bit for bit with the CPU csr-scalar
  * reference's (mismatching rows counted, none allowed), for (alpha, beta) = (1, 0) and
  * (2.5, -0.75).
  * Matrices: the bundled ones of tests/data, and seeded random ones with values of mixed signs
  * and magnitudes 1e-8 .. 1e8, rows of 1 to 300 entries, some rows built to cancel (pairs of
  * products p and -p*(1 + delta), delta in 1e-9 .. 1e-4, at random places in the row), and
- * rows of 9000 and 20000 entries that merge splits over many shares and blockwise over
- * several parts. So that the comparison shows something, the same rows are also summed in
- * plain double arithmetic in csr-scalar's order and in csr-vector's tpr-32 order (lanes,
+ * rows of 9000 and 20000 entries that merge splits over many shares and blockwise and binned
+ * over several parts. So that the comparison shows something, the same rows are also summed
+ * in plain double arithmetic in csr-scalar's order and in csr-vector's tpr-32 order (lanes,
  * then the halving tree): on the cancellation matrices those two must differ in some rows.
  */
 #include "spmv_check.h"
@@ -167,13 +167,14 @@ static void bw_check(sps_context *cpu, const sps_matrix *A, const char *name, bw
     const char *msg;
     if (spmv_apply_once(cpu, A, SPS_SPMV_CSR_SCALAR, 0, alpha, x, beta, y0, yref, &msg))
       sps_bail("csr-scalar on %s: %s", name, msg);
-    bw_run runs[10];
+    bw_run runs[11];
     int nruns = 0;
     if (a->gpu) runs[nruns++] = (bw_run){SPS_SPMV_CSR_SCALAR, 0};
     for (int t = 0; t < 6; t++) runs[nruns++] = (bw_run){SPS_SPMV_CSR_VECTOR, tprs[t]};
     runs[nruns++] = (bw_run){SPS_SPMV_ELL, 0};
     runs[nruns++] = (bw_run){SPS_SPMV_MERGE, 0};
     runs[nruns++] = (bw_run){SPS_SPMV_BLOCKWISE, 0};
+    runs[nruns++] = (bw_run){SPS_SPMV_BINNED, 0};
     for (int r = 0; r < nruns; r++) {
       const char *kname = sps_spmv_kind_name(runs[r].kind);
       sps_status st = spmv_apply_once(a->gpu ? a->gpu : cpu, a->gpu ? Ag : A, runs[r].kind,

@@ -81,13 +81,13 @@ static inline int64_t spmv_bit_mismatches(int64_t m, const double *y, const doub
 
 /*
  * Whether a variant's row sums are compensated (csr-scalar, csr-vector, ell, merge,
- * blockwise): its y must then be bitwise csr-scalar's, CPU or GPU. coo and hyb (atomics)
+ * blockwise, binned): its y must then be bitwise csr-scalar's, CPU or GPU. coo and hyb (atomics)
  * and cusparse (the library) are held to the tolerance only.
  */
 static inline int spmv_kind_compensated(sps_spmv_kind kind)
 {
   return kind == SPS_SPMV_CSR_SCALAR || kind == SPS_SPMV_CSR_VECTOR || kind == SPS_SPMV_ELL ||
-         kind == SPS_SPMV_MERGE || kind == SPS_SPMV_BLOCKWISE;
+         kind == SPS_SPMV_MERGE || kind == SPS_SPMV_BLOCKWISE || kind == SPS_SPMV_BINNED;
 }
 
 /* A matrix on ctx from host CSR arrays (columns may be unsorted); bails on failure. */
