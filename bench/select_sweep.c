@@ -51,7 +51,7 @@ static const config configs[] = {
     {"csr-vector-16", SPS_SPMV_CSR_VECTOR, 16}, {"csr-vector-32", SPS_SPMV_CSR_VECTOR, 32},
     {"ell", SPS_SPMV_ELL, 0}, {"coo", SPS_SPMV_COO, 0}, {"hyb", SPS_SPMV_HYB, 0},
     {"merge", SPS_SPMV_MERGE, 0}, {"blockwise", SPS_SPMV_BLOCKWISE, 0},
-    {"cusparse", SPS_SPMV_CUSPARSE, 0}};
+    {"binned", SPS_SPMV_BINNED, 0}, {"cusparse", SPS_SPMV_CUSPARSE, 0}};
 #define NCONFIGS ((int)(sizeof configs / sizeof configs[0]))
 
 /* The statistics columns: exactly the fields of sps_matrix_stats, in its order. */

@@ -138,7 +138,7 @@ typedef enum sps_spmv_source {
 } sps_spmv_source;
 
 /** The most candidates a tuning times (sps_spmv_choice_info.candidates). */
-#define SPS_SPMV_MAX_CANDIDATES 12
+#define SPS_SPMV_MAX_CANDIDATES 16
 
 /** One candidate of a tuning: what was timed, or why it was left out. */
 typedef struct sps_spmv_candidate {

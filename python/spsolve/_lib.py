@@ -193,7 +193,7 @@ class sps_precond_info(ctypes.Structure):
     ]
 
 
-SPS_SPMV_MAX_CANDIDATES = 12
+SPS_SPMV_MAX_CANDIDATES = 16  # include/spsolve.h
 
 
 class sps_spmv_candidate(ctypes.Structure):
