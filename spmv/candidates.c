@@ -57,7 +57,6 @@ int sps_spmv_candidates(const sps_matrix *A, sps_device_kind device, int compute
   if (t > 2) add(&c, SPS_SPMV_CSR_VECTOR, t / 2, "half the threads per row of the mean");
   add(&c, SPS_SPMV_BLOCKWISE, 0, "long-row and short-row blocks");
   add(&c, SPS_SPMV_MERGE, 0, "merge-path load balance");
-  add(&c, SPS_SPMV_BINNED, 0, "rows binned by length");
   add(&c, SPS_SPMV_COO, 0, "one thread per nonzero share");
   add(&c, SPS_SPMV_HYB, 0, "ELL for the typical row, COO for the excess");
   add(&c, SPS_SPMV_ELL, 0, "padding within ELL's limit");

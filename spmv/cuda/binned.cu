@@ -41,14 +41,19 @@
  * threads idle, and csr-vector leaves long rows to a few lanes. Here a long row costs its
  * short neighbours nothing (the tile skips it), rows of 33..1024 get a warp each, and no
  * thread walks more than 32 entries of a long row.
- * Expected on powerlaw:1000000:2.0 (13.0M nonzeros): 50% of them in 1005 long rows (1483
- * part blocks), 26% in 29,423 warp rows (3678 blocks), 24% in 969,572 short rows (1512 tiles
- * of about 2040 nonzeros): 6673 blocks, all of them full. The traffic is about the streaming
- * size of A, 170 MB (values and columns once, 156 MB; offsets about 1.3 times; y once; x
- * gathered from L2, where its 8 MB stay), so about 60-70 us on an H100 (3.35 TB/s), against
- * 91 us for cuSPARSE CSR ALG1 and 131 us for blockwise (doc/performance.md): 1.3 to 1.5 times
- * cuSPARSE. On powerlaw:1000000:1.5 (1.5G nonzeros, 98% in long rows) it is bound by the long
- * parts' streaming, like blockwise; on 2.5 (81% in short rows) by the tiles' streaming.
+ * Design estimate on powerlaw:1000000:2.0 (13.0M nonzeros): 50% of them in 1005 long rows
+ * (1483 part blocks), 26% in 29,423 warp rows (3678 blocks), 24% in 969,572 short rows (1512
+ * tiles of about 2040 nonzeros); about 170 MB of traffic, so 60-70 us on an H100.
+ * Measured on an H100 (2026-11-25, spmv-bench graph time, bench/results/2026-11-25-H100/):
+ * 120 us there, against cuSPARSE 106, coo 116, blockwise 136; on powerlaw:1000000:2.5 36 us
+ * against cuSPARSE 28; on powerlaw:1000000:1.8 428 against 393. So it beats blockwise on
+ * the heavy-tailed matrices but not cuSPARSE: the estimate misses by half, not yet explained
+ * (a profile of the three block kinds is the next step).
+ * Open: compute-sanitizer's racecheck reports a shared-memory hazard in this kernel on
+ * tests/kernels/spmv_binned_gpu (7 errors, a read early in the kernel against a write late
+ * in it; memcheck, initcheck and synccheck are clean and the results match the CPU reference
+ * bit for bit). Until it is understood and clean, AUTO and TUNE never choose binned; it runs
+ * only when named (--spmv binned).
  * Where it loses: even matrices of short rows (csr-scalar and blockwise's stream blocks do
  * without the scan and the owner map, one or two barriers less per block), and even rows of
  * 33..64 entries (a warp per row leaves up to half its lanes idle on the last step; csr-vector
