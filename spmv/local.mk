@@ -23,7 +23,8 @@ libspsolve_la_SOURCES += \
 	%reldir%/ref/coo.c \
 	%reldir%/ref/hyb.c \
 	%reldir%/ref/merge.c \
-	%reldir%/ref/blockwise.c
+	%reldir%/ref/blockwise.c \
+	%reldir%/ref/stats.c
 
 if SPS_CUDA
 libspsolve_la_SOURCES += \
@@ -36,6 +37,7 @@ libspsolve_la_SOURCES += \
 	%reldir%/cuda/coo.cu \
 	%reldir%/cuda/hyb.cu \
 	%reldir%/cuda/merge.cu \
-	%reldir%/cuda/blockwise.cu
+	%reldir%/cuda/blockwise.cu \
+	%reldir%/cuda/stats.cu
 endif
 EXTRA_DIST += %reldir%/cusparse.c %reldir%/cuda/launchers.h %reldir%/cuda/reduce.cuh

@@ -7,12 +7,13 @@
  * From: sweep-shared.tsv (device: NVIDIA H100 80GB HBM3 (CUDA device 0, sm_90); date: 2026-11-25T02:06:36Z)
  * Trained on 277 matrices of the sets train; loss ratio, failure cost 10.0, depth at most 6, at least 3 matrices a leaf.
  * Candidates: csr-scalar, csr-vector-2, csr-vector-4, csr-vector-8, csr-vector-16, csr-vector-32, ell, merge, blockwise.
+ * Features: rows, cols, nnz, density, mean_len, min_len, max_len, var_len, cv_len, empty_share, over32_share, over1024_share, long_blocks, long_rows, col_distance, windows_per_row.
  * Time of the choice over the best configuration (geometric mean, worst, matrices
  * slower than cuSPARSE), the model beside spsolve's rule, CUSP's rule, cuSPARSE:
  *   set         n                       model                        rule                        cusp                    cusparse
  *                   geomean  worst  >cusparse   geomean  worst  >cusparse   geomean  worst  >cusparse   geomean  worst  >cusparse
- *   train     277     1.101   2.13         70     1.238   2.66         91    3.956 1226.36        140     1.591   3.03          0
- *   holdout    57     1.138   2.13         14     1.272   2.71         16     2.970 260.15         24     1.680   3.50          0
+ *   train     277     1.102   2.13         70     1.238   2.66         91    3.956 1226.36        140     1.591   3.03          0
+ *   holdout    57     1.143   2.13         14     1.272   2.71         16     2.970 260.15         24     1.680   3.50          0
  *   shared     19     1.054   1.37          0     1.313   2.63          1     1.563  12.79          6     2.149   3.12          0
  */
 #include "spmv_internal.h"
@@ -58,35 +59,41 @@ void sps_spmv_model_sm90(const sps_matrix_stats *s, sps_spmv_choice *out)
       }
     } else {
       if (s->density <= 0.00477467) {
-        if (s->short_blocks <= 370.5) {
-          if (s->mean_len <= 9.9352) {
-            if (s->max_len <= 4.5) {
-              static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 4}, {SPS_SPMV_CSR_VECTOR, 8}, {SPS_SPMV_CSR_VECTOR, 2}, {SPS_SPMV_CSR_VECTOR, 16}};
-              sps_spmv_model_leaf(out, r, 4, "cv_len<=0.3836, density>0.0002083, density<=0.004775, short_blocks<=370.5, mean_len<=9.935, max_len<=4.5");
+        if (s->density <= 0.0009577475) {
+          if (s->min_len <= 20.0) {
+            if (s->rows <= 14940.5) {
+              static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 8}, {SPS_SPMV_CSR_VECTOR, 4}, {SPS_SPMV_CSR_VECTOR, 16}, {SPS_SPMV_CSR_VECTOR, 2}};
+              sps_spmv_model_leaf(out, r, 4, "cv_len<=0.3836, density>0.0002083, density<=0.004775, density<=0.0009577, min_len<=20, rows<=1.494e+04");
               return;
             } else {
-              static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 8}, {SPS_SPMV_CSR_VECTOR, 16}, {SPS_SPMV_CSR_VECTOR, 4}, {SPS_SPMV_CSR_VECTOR, 32}};
-              sps_spmv_model_leaf(out, r, 4, "cv_len<=0.3836, density>0.0002083, density<=0.004775, short_blocks<=370.5, mean_len<=9.935, max_len>4.5");
+              static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 4}, {SPS_SPMV_CSR_VECTOR, 2}, {SPS_SPMV_CSR_VECTOR, 8}, {SPS_SPMV_CSR_SCALAR, 0}};
+              sps_spmv_model_leaf(out, r, 4, "cv_len<=0.3836, density>0.0002083, density<=0.004775, density<=0.0009577, min_len<=20, rows>1.494e+04");
               return;
             }
           } else {
-            static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 16}, {SPS_SPMV_CSR_VECTOR, 8}, {SPS_SPMV_CSR_VECTOR, 32}, {SPS_SPMV_CSR_VECTOR, 4}};
-            sps_spmv_model_leaf(out, r, 4, "cv_len<=0.3836, density>0.0002083, density<=0.004775, short_blocks<=370.5, mean_len>9.935");
+            static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 8}, {SPS_SPMV_CSR_VECTOR, 4}, {SPS_SPMV_CSR_VECTOR, 16}, {SPS_SPMV_CSR_VECTOR, 32}};
+            sps_spmv_model_leaf(out, r, 4, "cv_len<=0.3836, density>0.0002083, density<=0.004775, density<=0.0009577, min_len>20");
             return;
           }
         } else {
-          if (s->min_len <= 16.5) {
-            static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 4}, {SPS_SPMV_CSR_VECTOR, 8}, {SPS_SPMV_CSR_VECTOR, 2}, {SPS_SPMV_CSR_SCALAR, 0}};
-            sps_spmv_model_leaf(out, r, 4, "cv_len<=0.3836, density>0.0002083, density<=0.004775, short_blocks>370.5, min_len<=16.5");
-            return;
-          } else {
-            if (s->col_distance <= 0.3181495) {
-              static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 8}, {SPS_SPMV_CSR_VECTOR, 4}, {SPS_SPMV_CSR_VECTOR, 16}, {SPS_SPMV_CSR_VECTOR, 2}};
-              sps_spmv_model_leaf(out, r, 4, "cv_len<=0.3836, density>0.0002083, density<=0.004775, short_blocks>370.5, min_len>16.5, col_distance<=0.3181");
+          if (s->density <= 0.00206624) {
+            if (s->windows_per_row <= 11.7996) {
+              static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 8}, {SPS_SPMV_CSR_VECTOR, 16}, {SPS_SPMV_CSR_VECTOR, 4}, {SPS_SPMV_CSR_VECTOR, 32}};
+              sps_spmv_model_leaf(out, r, 4, "cv_len<=0.3836, density>0.0002083, density<=0.004775, density>0.0009577, density<=0.002066, windows_per_row<=11.8");
               return;
             } else {
-              static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 32}, {SPS_SPMV_CSR_VECTOR, 16}, {SPS_SPMV_CSR_VECTOR, 8}, {SPS_SPMV_CSR_VECTOR, 4}};
-              sps_spmv_model_leaf(out, r, 4, "cv_len<=0.3836, density>0.0002083, density<=0.004775, short_blocks>370.5, min_len>16.5, col_distance>0.3181");
+              static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 32}, {SPS_SPMV_CSR_VECTOR, 8}, {SPS_SPMV_CSR_VECTOR, 16}, {SPS_SPMV_CSR_VECTOR, 4}};
+              sps_spmv_model_leaf(out, r, 4, "cv_len<=0.3836, density>0.0002083, density<=0.004775, density>0.0009577, density<=0.002066, windows_per_row>11.8");
+              return;
+            }
+          } else {
+            if (s->col_distance <= 0.04159505) {
+              static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 16}, {SPS_SPMV_CSR_VECTOR, 8}, {SPS_SPMV_CSR_VECTOR, 32}, {SPS_SPMV_CSR_VECTOR, 4}};
+              sps_spmv_model_leaf(out, r, 4, "cv_len<=0.3836, density>0.0002083, density<=0.004775, density>0.0009577, density>0.002066, col_distance<=0.0416");
+              return;
+            } else {
+              static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 8}, {SPS_SPMV_CSR_VECTOR, 32}, {SPS_SPMV_CSR_VECTOR, 16}, {SPS_SPMV_CSR_VECTOR, 4}};
+              sps_spmv_model_leaf(out, r, 4, "cv_len<=0.3836, density>0.0002083, density<=0.004775, density>0.0009577, density>0.002066, col_distance>0.0416");
               return;
             }
           }

@@ -1,4 +1,4 @@
-/* launchers.h: the extern "C" launchers of the CUDA SpMV kernels, one per variant; each returns cudaGetLastError(). */
+/* launchers.h: the extern "C" launchers of the CUDA SpMV kernels, one per variant, and of the statistics kernel; each returns cudaGetLastError() or the first failing call's status. */
 #ifndef SPS_SPMV_CUDA_LAUNCHERS_H
 #define SPS_SPMV_CUDA_LAUNCHERS_H
 
@@ -65,6 +65,18 @@ cudaError_t sps_cuda_blockwise(cudaStream_t stream, const int64_t *rowptr, const
                                const double *values, int64_t nblocks, const sps_block_desc *blocks,
                                double *partial, unsigned *counter, double alpha, const double *x,
                                double beta, double *y);
+
+/*
+ * stats: the integer sums of the pattern (sps_stats_sums, ../ref/kernels.h) with
+ * k = round(nnz/nrows), from the device offsets (rowptr32 when not NULL, else rowptr) and,
+ * when columns, the column indices: d_sums (SPS_STATS_WORDS device words) is zeroed, one
+ * kernel of at most sm_count times its resident blocks adds into it, and its words are copied
+ * into h_sums (pinned host memory) on the stream. The caller synchronises the stream before
+ * reading h_sums.
+ */
+cudaError_t sps_cuda_stats(cudaStream_t stream, int sm_count, int64_t nrows, int64_t nnz,
+                           const int64_t *rowptr, const int32_t *rowptr32, const int32_t *colind,
+                           int columns, int64_t k, uint64_t *d_sums, uint64_t *h_sums);
 
 #ifdef __cplusplus
 }
