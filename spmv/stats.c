@@ -17,8 +17,9 @@
  * rows of the blockwise partition and, with the columns, sum |col - row| and the distinct
  * 32-column windows of each row. The sums are made
  *   - on a CUDA matrix of at least SPS_STATS_GPU_MIN rows plus entries, by one kernel over
- *     its device arrays (spmv/cuda/stats.cu) and one copy of SPS_STATS_WORDS integers back:
- *     about a third of a CSR SpMV's memory traffic plus a launch and a synchronisation;
+ *     its device arrays (spmv/cuda/stats.cu) whose last block writes the SPS_STATS_WORDS
+ *     integers into pinned host memory: about a third of a CSR SpMV's memory traffic plus a
+ *     launch and a synchronisation (no memset, no copy);
  *   - otherwise on the host (spmv/ref/stats.c), which is also the GPU's reference: the same
  *     integers to the bit, so the same statistics.
  * Only short_blocks, the blockwise partition's greedy grouping of consecutive short rows, is
@@ -26,8 +27,9 @@
  * for sps_matrix_get_stats and left out (-1) by AUTO, whose models do not read it.
  */
 
-/* Below this many rows plus entries the host pass costs less than a kernel's launch, copy
- * and synchronisation (about 20 us), so a CUDA matrix is measured on the host. */
+/* Below this many rows plus entries the host pass (one thread, a few ns an item) costs less
+ * than a kernel's launch and synchronisation (about 10 us), so a CUDA matrix is measured on the
+ * host. To be calibrated on the GPU machine (the stats_s column of select-sweep). */
 #define SPS_STATS_GPU_MIN 32768
 
 sps_status sps_matrix_get_stats(const sps_matrix *A, sps_matrix_stats *out)
@@ -73,7 +75,8 @@ void sps_spmv_stats_finish(const sps_stats_sums *t, int64_t m, int64_t n, int64_
 int sps_spmv_stats_on_device(const sps_matrix *A)
 {
 #ifdef SPS_HAVE_CUDA
-  return A->ctx->kind == SPS_DEVICE_CUDA && A->d_rowptr && (A->d_colind || A->nnz == 0);
+  return A->ctx->kind == SPS_DEVICE_CUDA && sps_cuda(A->ctx)->host_pinned_dev && A->d_rowptr &&
+         (A->d_colind || A->nnz == 0);
 #else
   (void)A;
   return 0;
@@ -91,11 +94,13 @@ sps_status sps_spmv_stats_sums(const sps_matrix *A, int columns, int on_device, 
 #ifdef SPS_HAVE_CUDA
   sps_context *ctx = A->ctx;
   struct sps_cuda_state *cs = sps_cuda(ctx);
-  /* The device scratch and the pinned host buffer hold SPS_CUDA_SCRATCH doubles, far more
-   * than the SPS_STATS_WORDS words; both are only used within one call on the stream. */
+  /* The kernel's last block writes the words into the pinned host buffer (SPS_CUDA_SCRATCH
+   * doubles, only used within one call on the stream) through its device address, and leaves
+   * its device words zero for the next call. */
   SPS_CUDA_LAUNCH(ctx, sps_cuda_stats(cs->stream, cs->sm_count, m, A->nnz, A->d_rowptr,
                                       A->d_rowptr32, A->d_colind, columns, k,
-                                      (uint64_t *)cs->scratch, (uint64_t *)cs->host_pinned));
+                                      (uint64_t *)cs->stats_words,
+                                      (uint64_t *)cs->host_pinned_dev));
   SPS_CUDA(ctx, cudaStreamSynchronize(cs->stream));
   memcpy(out, cs->host_pinned, sizeof *out);
   return SPS_SUCCESS;

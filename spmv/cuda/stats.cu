@@ -14,15 +14,19 @@
  * thread does the same work whatever the row lengths: a row of 10^6 entries is spread over
  * many tiles, and empty rows cost one item each.
  * Each thread keeps its sums in registers across tiles; at the end the block adds them with
- * warp shuffles and one warp's pass over shared memory, and thread 0 adds the block's
- * SPS_STATS_WORDS words into the result with 64-bit atomics (a carry into the high word of
- * the 128-bit sums from the value atomicAdd returns). Every word is an integer sum or
- * maximum, so the result is the CPU reference's (spmv/ref/stats.c) to the bit in any order.
+ * warp shuffles and one pass over shared memory, and thread 0 adds the block's
+ * SPS_STATS_WORDS words into the context's device words with 64-bit atomics (a carry into the
+ * high word of the 128-bit sums from the value atomicAdd returns). The last block to take a
+ * ticket reads the words back with atomicExch (leaving them zero for the next launch) and
+ * writes them into mapped pinned host memory, so the host issues no memset and no copy, only
+ * the launch and a stream synchronisation. Every word is an integer sum or maximum, so the
+ * result is the CPU reference's (spmv/ref/stats.c) to the bit in any order. A launch that dies
+ * half-way leaves the words dirty; the context is then unusable anyway (a sticky error).
  * Memory access: row offsets (int32 when the matrix has that copy) and column indices are
  * read once, coalesced, into shared memory (plus about ten row offsets per tile for the
  * searches, mostly from L2); no values, no x, no y: about a third of a CSR SpMV's traffic.
- * The walk reads shared memory only. The fixed cost is the memset, the launch, the copy of the
- * words back and the synchronisation (spmv/stats.c measures small matrices on the host).
+ * The walk reads shared memory only. The fixed cost is the launch and the synchronisation
+ * (spmv/stats.c measures small matrices on the host, where that would dominate).
  */
 #include <cstddef>
 #include <cstdint>
@@ -43,12 +47,12 @@ constexpr int kTile = kThreads * kItems;
  * the columns would otherwise take 73, and three blocks leave fewer loads in flight. */
 constexpr int kMinBlocks = 4;
 
-/* The words of sps_stats_sums, in its order. */
+/* The words of sps_stats_sums, in its order, then the last-block ticket. */
 enum {
   kS1, kS2Lo, kS2Hi, kMinInv, kMaxLen, kEmpty, kOver32, kOver1024, kLongRows, kLongBlocks,
-  kDistLo, kDistHi, kWindows
+  kDistLo, kDistHi, kWindows, kTicket
 };
-static_assert(kWindows + 1 == SPS_STATS_WORDS, "sps_stats_sums has SPS_STATS_WORDS words");
+static_assert(kTicket == SPS_STATS_WORDS, "sps_stats_sums has SPS_STATS_WORDS words");
 static_assert(sizeof(sps_stats_sums) == SPS_STATS_WORDS * sizeof(uint64_t),
               "sps_stats_sums is an array of 64-bit words");
 static_assert(offsetof(sps_stats_sums, s2_hi) == kS2Hi * sizeof(uint64_t) &&
@@ -95,7 +99,8 @@ __device__ int64_t path_rows(const Off *__restrict__ rowptr, int64_t m, int64_t 
 template <typename Off, bool Columns>
 __global__ void __launch_bounds__(kThreads, kMinBlocks)
     stats_kernel(int64_t m, int64_t nnz, const Off *__restrict__ rowptr,
-                 const int32_t *__restrict__ colind, int64_t k, u64 *__restrict__ out)
+                 const int32_t *__restrict__ colind, int64_t k, u64 *__restrict__ out,
+                 u64 *__restrict__ host)
 {
   __shared__ int64_t sh_rp[kTile + 1];
   __shared__ int32_t sh_ci[Columns ? kTile : 1];
@@ -232,11 +237,18 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     }
     if (hi) atomicAdd(&out[w + 1], hi);
   }
+  /* The last block to arrive hands the words to the host and leaves them zero for the next
+   * launch (so no memset and no copy are issued). */
+  __threadfence();
+  if (atomicAdd(&out[kTicket], 1ull) != gridDim.x - 1) return;
+  __threadfence();
+  for (int w = 0; w < SPS_STATS_WORDS; w++) host[w] = atomicExch(&out[w], 0ull);
+  atomicExch(&out[kTicket], 0ull);
 }
 
 template <typename Off>
 cudaError_t launch(cudaStream_t stream, int sm_count, int64_t m, int64_t nnz, const Off *rowptr,
-                   const int32_t *colind, int columns, int64_t k, u64 *out)
+                   const int32_t *colind, int columns, int64_t k, u64 *out, u64 *host)
 {
   const int64_t tiles = (m + nnz + kTile - 1) / kTile;
   /* Resident blocks an SM, asked once per kernel (it only sizes the grid; a race between two
@@ -253,9 +265,10 @@ cudaError_t launch(cudaStream_t stream, int sm_count, int64_t m, int64_t nnz, co
   if (grid > tiles) grid = tiles;
   const unsigned blocks = (unsigned)grid;
   if (columns)
-    stats_kernel<Off, true><<<blocks, kThreads, 0, stream>>>(m, nnz, rowptr, colind, k, out);
+    stats_kernel<Off, true><<<blocks, kThreads, 0, stream>>>(m, nnz, rowptr, colind, k, out, host);
   else
-    stats_kernel<Off, false><<<blocks, kThreads, 0, stream>>>(m, nnz, rowptr, colind, k, out);
+    stats_kernel<Off, false><<<blocks, kThreads, 0, stream>>>(m, nnz, rowptr, colind, k, out,
+                                                               host);
   return cudaGetLastError();
 }
 
@@ -264,16 +277,10 @@ cudaError_t launch(cudaStream_t stream, int sm_count, int64_t m, int64_t nnz, co
 extern "C" cudaError_t sps_cuda_stats(cudaStream_t stream, int sm_count, int64_t nrows,
                                       int64_t nnz, const int64_t *rowptr,
                                       const int32_t *rowptr32, const int32_t *colind, int columns,
-                                      int64_t k, uint64_t *d_sums, uint64_t *h_sums)
+                                      int64_t k, uint64_t *d_words, uint64_t *h_sums)
 {
-  const size_t bytes = SPS_STATS_WORDS * sizeof(uint64_t);
-  cudaError_t e = cudaMemsetAsync(d_sums, 0, bytes, stream);
-  if (e != cudaSuccess) return e;
-  if (nrows > 0) {
-    u64 *out = reinterpret_cast<u64 *>(d_sums);
-    e = rowptr32 ? launch(stream, sm_count, nrows, nnz, rowptr32, colind, columns, k, out)
-                 : launch(stream, sm_count, nrows, nnz, rowptr, colind, columns, k, out);
-    if (e != cudaSuccess) return e;
-  }
-  return cudaMemcpyAsync(h_sums, d_sums, bytes, cudaMemcpyDeviceToHost, stream);
+  if (nrows <= 0) return cudaSuccess;
+  u64 *out = reinterpret_cast<u64 *>(d_words), *host = reinterpret_cast<u64 *>(h_sums);
+  return rowptr32 ? launch(stream, sm_count, nrows, nnz, rowptr32, colind, columns, k, out, host)
+                  : launch(stream, sm_count, nrows, nnz, rowptr, colind, columns, k, out, host);
 }

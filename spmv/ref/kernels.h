@@ -104,8 +104,9 @@ void sps_ref_blockwise(const int64_t *rowptr, const int32_t *colind, const doubl
 /*
  * The integer sums behind sps_matrix_stats (spmv/stats.c turns them into its fields), the same
  * on the CPU (sps_ref_stats) and the GPU (sps_cuda_stats) to the bit, whatever the order of
- * the additions. Every field is a sum or a maximum whose identity is 0, so the GPU starts from
- * one memset: the shortest row is kept as the maximum of ~len (bitwise complement). Row
+ * the additions. Every field is a sum or a maximum whose identity is 0, so the GPU's words
+ * start (and are left) at zero: the shortest row is kept as the maximum of ~len (bitwise
+ * complement). Row
  * lengths are below 2^31 (the columns of a row are distinct int32 indices), so with
  * k = round(nnz/rows) every |len - k| <= 2^31 and every (len - k)^2 <= 2^62, and every
  * |col - row| < 2^31; their sums over up to 2^63 entries could pass 2^64, so those two are kept
