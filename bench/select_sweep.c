@@ -315,7 +315,7 @@ static void write_header(FILE *f, const options *o, int argc, char **argv, const
           "# make_s: seconds to generate, read or slice the matrix on the host\n"
           "# rows .. windows_per_row: the fields of sps_matrix_stats (include/spsolve.h), "
           "computed on the %s context; stats_s: the seconds of AUTO's statistics, "
-          "sps_spmv_stats_compute without short_blocks (on a CUDA matrix of at least 32768 rows "
+          "sps_spmv_stats_compute without short_blocks (on a CUDA matrix of at least 8192 rows "
           "plus entries one kernel), median of 3 calls made after sps_matrix_get_stats\n"
           "# us_<config>: microseconds per y = A*x, %s (median of %d batches, batch sized to "
           "about %.0f ms per configuration); '-' when the configuration refused the matrix, "

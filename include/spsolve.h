@@ -526,7 +526,7 @@ typedef struct sps_matrix_stats {
 
 /**
  * Compute the statistics of @p A. Every field but short_blocks comes from exact integer sums
- * over the row offsets and the column indices, made on a CUDA matrix (of at least 32768 rows
+ * over the row offsets and the column indices, made on a CUDA matrix (of at least 8192 rows
  * plus entries) by one kernel over its device arrays and otherwise on the host, with the same
  * results to the bit. short_blocks, the blockwise partition's grouping of consecutive short
  * rows (as built on the matrix's device: on a GPU the block budget depends on its

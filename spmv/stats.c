@@ -27,10 +27,10 @@
  * for sps_matrix_get_stats and left out (-1) by AUTO, whose models do not read it.
  */
 
-/* Below this many rows plus entries the host pass (one thread, a few ns an item) costs less
- * than a kernel's launch and synchronisation (about 10 us), so a CUDA matrix is measured on the
- * host. To be calibrated on the GPU machine (the stats_s column of select-sweep). */
-#define SPS_STATS_GPU_MIN 32768
+/* Below this many rows plus entries the host pass (one thread, about 1 ns an item on the build
+ * machine) costs less than a kernel's launch and synchronisation (5-10 us), so a CUDA matrix
+ * is measured on the host. To be calibrated on the GPU machine (select-sweep's stats_s). */
+#define SPS_STATS_GPU_MIN 8192
 
 sps_status sps_matrix_get_stats(const sps_matrix *A, sps_matrix_stats *out)
 {
