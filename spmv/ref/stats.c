@@ -55,15 +55,17 @@ void sps_ref_stats(int64_t nrows, const int64_t *rowptr, const int32_t *colind, 
         t.long_blocks += (uint64_t)((len + SPS_BLOCKWISE_PART_NNZ - 1) / SPS_BLOCKWISE_PART_NNZ);
       }
       if (!columns) continue;
+      /* A row's sum of |col - row| is below len * 2^31 < 2^62: one 128-bit addition a row. */
+      uint64_t di = 0, w = 0;
       int64_t last = -1;
       for (int64_t p = rowptr[i]; p < rowptr[i + 1]; p++) {
         const int64_t c = colind[p];
-        sps_u128_add(&t.dist_lo, &t.dist_hi, (uint64_t)(c > i ? c - i : i - c));
-        if ((c >> 5) != last) {
-          t.windows++;
-          last = c >> 5;
-        }
+        di += (uint64_t)(c > i ? c - i : i - c);
+        w += (c >> 5) != last;
+        last = c >> 5;
       }
+      sps_u128_add(&t.dist_lo, &t.dist_hi, di);
+      t.windows += w;
     }
 #pragma omp critical(sps_ref_stats)
     sums_merge(&total, &t);
