@@ -42,6 +42,14 @@ sps_status sps_cuda_state_create(sps_context *ctx, int device)
   SPS_CUDA(ctx, cudaMalloc((void **)&cs->partials, 4 * (size_t)cs->reduce_blocks * sizeof(double)));
   SPS_CUDA(ctx, cudaMalloc((void **)&cs->ticket, sizeof(unsigned)));
   SPS_CUDA(ctx, cudaMemset(cs->ticket, 0, sizeof(unsigned)));
+  SPS_CUDA(ctx, cudaMalloc((void **)&cs->stats_words, 16 * sizeof(unsigned long long)));
+  SPS_CUDA(ctx, cudaMemset(cs->stats_words, 0, 16 * sizeof(unsigned long long)));
+  /* Pinned memory is mapped wherever addressing is unified (every 64-bit platform CUDA 13
+   * runs on); should it not be, the statistics are computed on the host. */
+  if (cudaHostGetDevicePointer(&cs->host_pinned_dev, cs->host_pinned, 0) != cudaSuccess) {
+    cs->host_pinned_dev = NULL;
+    (void)cudaGetLastError();
+  }
   SPS_CUDA(ctx, cudaEventCreate(&cs->timer_start));
   SPS_CUDA(ctx, cudaEventCreate(&cs->timer_stop));
   return SPS_SUCCESS;
@@ -56,6 +64,7 @@ void sps_cuda_state_destroy(sps_context *ctx)
   if (cs->host_pinned) cudaFreeHost(cs->host_pinned);
   if (cs->partials) cudaFree(cs->partials);
   if (cs->ticket) cudaFree(cs->ticket);
+  if (cs->stats_words) cudaFree(cs->stats_words);
   if (cs->timer_start) cudaEventDestroy(cs->timer_start);
   if (cs->timer_stop) cudaEventDestroy(cs->timer_stop);
   if (cs->cusparse) cusparseDestroy(cs->cusparse);

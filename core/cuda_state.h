@@ -28,6 +28,11 @@ struct sps_cuda_state {
   unsigned reduce_blocks; /* grid limit of those kernels: partials hold 2 sums (4 doubles) per block */
   double *partials;
   unsigned *ticket;
+  /* The statistics kernel's words and last-block ticket (spmv/cuda/stats.cu): 16 unsigned
+   * 64-bit integers, zero at creation and zero again after each launch; and the device's
+   * address of host_pinned, where that kernel leaves its result. */
+  unsigned long long *stats_words;
+  void *host_pinned_dev;
 };
 
 static inline struct sps_cuda_state *sps_cuda(const sps_context *ctx)

@@ -515,7 +515,8 @@ typedef struct sps_matrix_stats {
   double empty_share;     /**< share of rows with no entry */
   double over32_share;    /**< share of rows longer than 32 */
   double over1024_share;  /**< share of rows longer than 1024 */
-  int64_t short_blocks;   /**< blocks of short rows in the blockwise variant's partition */
+  int64_t short_blocks;   /**< blocks of short rows in the blockwise variant's partition
+                               (the SpMV choice leaves it out: -1 there) */
   int64_t long_blocks;    /**< thread blocks given to long rows in that partition */
   int64_t long_rows;      /**< rows that partition treats as long */
   double col_distance;    /**< mean over entries of |col - row| / max(rows, cols) */
@@ -525,10 +526,13 @@ typedef struct sps_matrix_stats {
 } sps_matrix_stats;
 
 /**
- * Compute the statistics of @p A from its host CSR arrays: one pass over the row offsets
- * (lengths and their moments), one over the offsets for the blockwise partition (as built on
- * the matrix's device: on a GPU the block budget depends on its multiprocessor count), and one
- * over the column indices (col_distance, windows_per_row). Allocates nothing.
+ * Compute the statistics of @p A. Every field but short_blocks comes from exact integer sums
+ * over the row offsets and the column indices, made on a CUDA matrix (of at least 8192 rows
+ * plus entries) by one kernel over its device arrays and otherwise on the host, with the same
+ * results to the bit. short_blocks, the blockwise partition's grouping of consecutive short
+ * rows (as built on the matrix's device: on a GPU the block budget depends on its
+ * multiprocessor count), is one sequential pass over the host row offsets. The SpMV choice
+ * (::SPS_SPMV_AUTO) computes the same statistics without short_blocks. Allocates nothing.
  * @param[in]  A    the matrix
  * @param[out] out  the statistics
  * @return ::SPS_SUCCESS; ::SPS_ERR_ARGUMENT for a NULL @p A or @p out (the message is kept in

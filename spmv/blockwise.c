@@ -22,7 +22,6 @@
  *     there. Other short blocks run CSR-vector with the threads per row of seed 000's rule
  *     for their mean, raised so that their longest row takes at most 32 steps.
  */
-#define SPS_BLOCKWISE_LONG 64
 #define SPS_BLOCKWISE_ROWS 2048
 #define SPS_BLOCKWISE_STREAM_MEAN 16
 

@@ -25,7 +25,8 @@ libspsolve_la_SOURCES += \
 	%reldir%/ref/hyb.c \
 	%reldir%/ref/merge.c \
 	%reldir%/ref/blockwise.c \
-	%reldir%/ref/binned.c
+	%reldir%/ref/binned.c \
+	%reldir%/ref/stats.c
 
 if SPS_CUDA
 libspsolve_la_SOURCES += \
@@ -39,6 +40,7 @@ libspsolve_la_SOURCES += \
 	%reldir%/cuda/hyb.cu \
 	%reldir%/cuda/merge.cu \
 	%reldir%/cuda/blockwise.cu \
-	%reldir%/cuda/binned.cu
+	%reldir%/cuda/binned.cu \
+	%reldir%/cuda/stats.cu
 endif
 EXTRA_DIST += %reldir%/cusparse.c %reldir%/cuda/launchers.h %reldir%/cuda/reduce.cuh

@@ -22,7 +22,7 @@ typedef struct model_entry {
 void sps_spmv_model_sm90(const sps_matrix_stats *s, sps_spmv_choice *out);
 
 static const model_entry models[] = {
-    {90, "sm90", sps_spmv_model_sm90}, /* H100, bench/results/2026-11-25-H100/select-sweep-1 */
+    {90, "sm90", sps_spmv_model_sm90}, /* H100, bench/results/2026-11-25-H100/select-sweep-2 */
     {0, NULL, NULL}                    /* end of the list */
 };
 
@@ -66,9 +66,12 @@ int sps_spmv_config_fits(const sps_matrix_stats *s, sps_spmv_config c, char *why
              (long long)s->rows, SPS_ELL_MAX_PADDING);
     return 0;
   }
-  if (c.kind == SPS_SPMV_BLOCKWISE && s->short_blocks + s->long_blocks > INT32_MAX) {
-    snprintf(why, len, "blockwise's %lld blocks exceed the grid limit",
-             (long long)(s->short_blocks + s->long_blocks));
+  /* Without short_blocks (AUTO's statistics leave it at -1), the bound of one block per short
+   * row. */
+  const int64_t short_blocks = s->short_blocks >= 0 ? s->short_blocks : s->rows - s->long_rows;
+  if (c.kind == SPS_SPMV_BLOCKWISE && short_blocks + s->long_blocks > INT32_MAX) {
+    snprintf(why, len, "blockwise's %s%lld blocks exceed the grid limit",
+             s->short_blocks >= 0 ? "" : "up to ", (long long)(short_blocks + s->long_blocks));
     return 0;
   }
   return 1;
@@ -169,9 +172,14 @@ void sps_spmv_select_model(const sps_matrix_stats *s, sps_device_kind dev, sps_s
 void sps_spmv_select(const sps_matrix *A, sps_device_kind dev, int compute_capability,
                      sps_spmv_choice *out)
 {
-  /* The rule reads no column statistics: their pass is made only for a model. */
+  /* The rule reads no column statistics: their pass is made only for a model. No model reads
+   * short_blocks (train.py leaves it out), so its sequential host pass is not made; on a CUDA
+   * matrix the rest is one kernel (spmv/stats.c). A device error leaves the host's statistics
+   * in s, and the setup that follows reports the error. */
   sps_matrix_stats s;
-  sps_spmv_stats_compute(A, dev == SPS_DEVICE_CUDA && sps_spmv_have_model(compute_capability), &s);
+  sps_spmv_stats_compute(
+      A, dev == SPS_DEVICE_CUDA && sps_spmv_have_model(compute_capability) ? SPS_STATS_COLUMNS : 0,
+      &s);
   sps_spmv_select_stats(&s, dev, compute_capability, out);
 }
 

@@ -196,11 +196,39 @@ typedef struct sps_spmv_row_stats {
 } sps_spmv_row_stats;
 void sps_spmv_row_stats_compute(const sps_matrix *A, sps_spmv_row_stats *stats);
 
+/* What sps_spmv_stats_compute computes beyond the row-length statistics (bits). */
+enum {
+  SPS_STATS_COLUMNS = 1u << 0,     /* col_distance and windows_per_row (else 0) */
+  SPS_STATS_SHORT_BLOCKS = 1u << 1 /* short_blocks (else -1): a sequential host pass */
+};
+
 /*
- * sps_matrix_get_stats without its argument checks; columns = 0 leaves out the pass over the
- * column indices (col_distance and windows_per_row stay 0), which the rule does not read.
+ * sps_matrix_get_stats without its argument checks. @p what: SPS_STATS_COLUMNS adds the pass
+ * over the column indices (the rule does not read them); SPS_STATS_SHORT_BLOCKS the host pass
+ * of the blockwise partition's greedy grouping (the models do not read it: train.py leaves it
+ * out), else short_blocks is -1. On a CUDA matrix of at least SPS_STATS_GPU_MIN rows plus
+ * entries the rest is one kernel (spmv/stats.c). seconds is the wall time of it all. Returns
+ * the status of the device computation; on an error (recorded on A's context) *out holds the
+ * host's statistics all the same.
  */
-void sps_spmv_stats_compute(const sps_matrix *A, int columns, sps_matrix_stats *out);
+sps_status sps_spmv_stats_compute(const sps_matrix *A, unsigned what, sps_matrix_stats *out);
+
+/*
+ * The integer sums of A's pattern (spmv/ref/kernels.h) with k = round(nnz/nrows): by the GPU
+ * kernel on A's device arrays when on_device (which needs sps_spmv_stats_on_device(A)), else
+ * by the host reference. The kernel tests compare the two.
+ */
+struct sps_stats_sums;
+sps_status sps_spmv_stats_sums(const sps_matrix *A, int columns, int on_device,
+                               struct sps_stats_sums *out);
+
+/* 1 when A's statistics can be computed on its device (a CUDA matrix with device arrays). */
+int sps_spmv_stats_on_device(const sps_matrix *A);
+
+/* The statistics from the sums (shared by both paths, so equal sums give equal doubles);
+ * short_blocks is set to -1 and seconds to 0. */
+void sps_spmv_stats_finish(const struct sps_stats_sums *t, int64_t m, int64_t n, int64_t nnz,
+                           int columns, sps_matrix_stats *out);
 
 /*
  * The blockwise variant's partition of A as its setup builds it on A's device (spmv/blockwise.c):

@@ -77,6 +77,17 @@ EXTRA_DIST += %reldir%/kernels/spmv_check.h
 %canon_reldir%_kernels_spmv_bitwise_gpu_CPPFLAGS = $(AM_CPPFLAGS) -DSPS_TEST_GPU
 %canon_reldir%_kernels_spmv_bitwise_gpu_LDADD = $(TEST_LDADD)
 
+# The statistics kernel (spmv/cuda/stats.cu): stats checks the CPU reference's integer sums
+# against a serial loop; stats_gpu (SPS_TEST_GPU) the GPU's against the CPU reference, word for
+# word, and prints the cost of AUTO's statistics in SpMVs; it exits 77 without a GPU.
+check_PROGRAMS += %reldir%/kernels/stats %reldir%/kernels/stats_gpu
+TESTS += %reldir%/kernels/stats %reldir%/kernels/stats_gpu
+%canon_reldir%_kernels_stats_SOURCES = %reldir%/kernels/stats.c
+%canon_reldir%_kernels_stats_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_stats_gpu_SOURCES = %reldir%/kernels/stats.c
+%canon_reldir%_kernels_stats_gpu_CPPFLAGS = $(AM_CPPFLAGS) -DSPS_TEST_GPU
+%canon_reldir%_kernels_stats_gpu_LDADD = $(TEST_LDADD)
+
 # The preconditioners' kernels (triangular solves, ILU(0), block Jacobi) against their CPU
 # references; the _gpu build holds the CUDA kernels to them bit for bit.
 check_PROGRAMS += %reldir%/kernels/precond_kernels %reldir%/kernels/precond_kernels_gpu

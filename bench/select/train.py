@@ -5,8 +5,10 @@ Usage:
   python3 bench/select/train.py --cc 90 [--out spmv/model_sm90.c] SWEEP.tsv [SWEEP2.tsv ...]
 
 A decision tree over the fields of sps_matrix_stats (the TSV's statistics columns, without
-stats_s, the cost of computing them) that predicts the configuration (variant and threads per
-row). It is grown by CART on a cost matrix instead of labels: C[i][k] is the time lost by running
+stats_s, the cost of computing them, and without the --exclude ones) that predicts the
+configuration (variant and threads per row). By default short_blocks is left out: AUTO's
+statistics (spmv/stats.c) skip its sequential host pass and leave it -1, so a model must never
+read it; the generated C is checked to read only the features trained on. It is grown by CART on a cost matrix instead of labels: C[i][k] is the time lost by running
 configuration k on matrix i, t_k/t_best - 1 (--loss ratio, the default) or ln(t_k/t_best)
 (--loss log), and --failure-cost for a configuration that refused or failed the matrix. A node
 predicts the configuration of least total cost over its matrices, and a split is kept when it
@@ -27,11 +29,15 @@ deterministic: the same TSVs give the same C file.
 import argparse
 import math
 import os
+import re
 import sys
 
 STATS = ["rows", "cols", "nnz", "density", "mean_len", "min_len", "max_len", "var_len", "cv_len",
          "empty_share", "over32_share", "over1024_share", "short_blocks", "long_blocks",
          "long_rows", "col_distance", "windows_per_row"]
+# The fields AUTO's fast statistics leave unset (sps_spmv_stats_compute without
+# SPS_STATS_SHORT_BLOCKS): the default of --exclude.
+NOT_IN_AUTO = ("short_blocks",)
 # The variants AUTO may run (spmv/select.c, sps_spmv_config_fits): those that give csr-scalar's
 # bits; coo, hyb and cusparse sum in another order.
 # binned is left out until compute-sanitizer's racecheck passes on it (spmv/cuda/binned.cu).
@@ -212,10 +218,11 @@ def metrics(rows, choose):
     return g, max(ratios), slower, missing
 
 
-def report(sweep, tree, ranked_n, sets, cands):
+def report(sweep, tree, ranked_n, sets, cands, feature_cols):
     lines = []
-    cols = [("model", lambda r: run_ranked(r["t"], ranking(predict(tree, r["x"]), cands,
-                                                           ranked_n), "csr-scalar")),
+    cols = [("model", lambda r: run_ranked(r["t"], ranking(predict(tree, [r["x"][c] for c in
+                                                                           feature_cols]),
+                                                           cands, ranked_n), "csr-scalar")),
             ("rule", lambda r: run_ranked(r["t"], [rule_choice(r["x"])], "csr-scalar")),
             ("cusp", lambda r: r["t"].get(cusp_choice(r["x"]))),
             ("cusparse", lambda r: r["t"].get("cusparse"))]
@@ -236,7 +243,7 @@ def report(sweep, tree, ranked_n, sets, cands):
     return lines
 
 
-def emit_c(tree, sweep, args, ranked_n, metric_lines, argv, cands):
+def emit_c(tree, sweep, args, ranked_n, metric_lines, argv, cands, features):
     name = f"sm{args.cc}"
     out = []
     out.append(f"/* model_{name}.c: the SpMV choice for compute capability {args.cc // 10}.{args.cc % 10} "
@@ -251,6 +258,7 @@ def emit_c(tree, sweep, args, ranked_n, metric_lines, argv, cands):
                f"{args.loss}, failure cost {args.failure_cost}, depth at most {args.max_depth}, "
                f"at least {args.min_leaf} matrices a leaf.")
     out.append(f" * Candidates: {', '.join(cands)}.")
+    out.append(f" * Features: {', '.join(features)}.")
     out.append(" * Time of the choice over the best configuration (geometric mean, worst, matrices")
     out.append(" * slower than cuSPARSE), the model beside spsolve's rule, CUSP's rule, cuSPARSE:")
     for l in metric_lines:
@@ -273,7 +281,7 @@ def emit_c(tree, sweep, args, ranked_n, metric_lines, argv, cands):
             out.append(pad + f'sps_spmv_model_leaf(out, r, {len(r)}, "{text}");')
             out.append(pad + "return;")
             return
-        f = STATS[node.feature]
+        f = features[node.feature]
         out.append(pad + f"if (s->{f} <= {node.threshold!r}) {{")
         walk(node.left, path + [f"{f}<={fmt(node.threshold)}"], ind + 1)
         out.append(pad + "} else {")
@@ -301,6 +309,9 @@ def main(argv):
     ap.add_argument("--loss", choices=("ratio", "log"), default="ratio")
     ap.add_argument("--failure-cost", type=float, default=10.0)
     ap.add_argument("--ranked", type=int, default=4, help="configurations ranked in a leaf (<= 6)")
+    ap.add_argument("--exclude", default=",".join(NOT_IN_AUTO),
+                    help="statistics the tree may not test, comma-separated (default: "
+                         f"{','.join(NOT_IN_AUTO)}, which AUTO does not compute; '' for none)")
     ap.add_argument("--candidates", default=",".join(CANDIDATES),
                     help="configurations the model may choose, comma-separated prefixes (default: "
                          "the variants that round like csr-scalar, which AUTO is limited to; the "
@@ -316,7 +327,13 @@ def main(argv):
     cands = [c for c in sweep.configs if any(c == p or c.startswith(p + "-") for p in prefixes)]
     if not cands:
         sys.exit("train.py: no configuration matches --candidates")
-    X = [r["x"] for r in train]
+    excluded = [f for f in args.exclude.split(",") if f]
+    unknown = [f for f in excluded if f not in STATS]
+    if unknown:
+        sys.exit(f"train.py: --exclude: no statistic named {', '.join(unknown)}")
+    features = [f for f in STATS if f not in excluded]
+    cols = [STATS.index(f) for f in features]
+    X = [[r["x"][c] for c in cols] for r in train]
     costs = [[v for c, v in zip(sweep.configs, cost_vector(r["t"], sweep.configs, args.loss,
                                                              args.failure_cost)) if c in cands]
              for r in train]
@@ -324,14 +341,18 @@ def main(argv):
     grow(tree, list(range(len(train))), X, costs, 0, args.max_depth, args.min_leaf)
     sets = sorted({r["set"] for r in sweep.rows}, key=lambda s: ("train", "holdout", "shared").index(s)
                   if s in ("train", "holdout", "shared") else 9)
-    lines = report(sweep, tree, ranked_n, sets, cands)
+    lines = report(sweep, tree, ranked_n, sets, cands, cols)
     out = args.out or f"spmv/model_sm{args.cc}.c"
     log = sys.stderr if out == "-" else sys.stdout
     print(f"train.py: {len(train)} training matrices, {count_leaves(tree)} leaves", file=log)
     print("\n".join(lines), file=log)
     if out == "none":
         return 0
-    text = emit_c(tree, sweep, args, ranked_n, lines, argv, cands)
+    text = emit_c(tree, sweep, args, ranked_n, lines, argv, cands, features)
+    read = sorted(set(re.findall(r"\bs->([a-z_0-9]+)", text)))
+    if any(f not in features for f in read):
+        sys.exit(f"train.py: the generated C reads {', '.join(f for f in read if f not in features)}"
+                 f", which it was not trained on")
     if out == "-":
         sys.stdout.write(text)
     else:

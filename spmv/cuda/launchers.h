@@ -1,4 +1,4 @@
-/* launchers.h: the extern "C" launchers of the CUDA SpMV kernels, one per variant; each returns cudaGetLastError(). */
+/* launchers.h: the extern "C" launchers of the CUDA SpMV kernels, one per variant, and of the statistics kernel; each returns cudaGetLastError() or the first failing call's status. */
 #ifndef SPS_SPMV_CUDA_LAUNCHERS_H
 #define SPS_SPMV_CUDA_LAUNCHERS_H
 
@@ -78,6 +78,19 @@ cudaError_t sps_cuda_binned(cudaStream_t stream, const int64_t *rowptr, const in
                             int64_t ntiles, const sps_binned_tile *tiles, double *partial,
                             unsigned *counter, double alpha, const double *x, double beta,
                             double *y);
+
+/*
+ * stats: the integer sums of the pattern (sps_stats_sums, ../ref/kernels.h) with
+ * k = round(nnz/nrows), from the device offsets (rowptr32 when not NULL, else rowptr) and,
+ * when columns, the column indices, by one kernel of at most sm_count times its resident
+ * blocks (nothing for nrows = 0). d_words: SPS_STATS_WORDS + 1 device words, zero on entry;
+ * the blocks add into them, and the last one writes the sums to h_sums (the device address of
+ * pinned, mapped host memory) and zeroes them again. The caller synchronises the stream before
+ * reading h_sums; no memset and no copy are issued.
+ */
+cudaError_t sps_cuda_stats(cudaStream_t stream, int sm_count, int64_t nrows, int64_t nnz,
+                           const int64_t *rowptr, const int32_t *rowptr32, const int32_t *colind,
+                           int columns, int64_t k, uint64_t *d_words, uint64_t *h_sums);
 
 #ifdef __cplusplus
 }

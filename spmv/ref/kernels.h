@@ -82,6 +82,9 @@ typedef struct sps_block_desc {
 /* Threads of one blockwise block, and the nonzeros one part of a long row covers. */
 #define SPS_BLOCKWISE_THREADS 256
 #define SPS_BLOCKWISE_PART_NNZ 8192
+/* A row of more nonzeros than this is long in the blockwise partition: it gets whole blocks,
+ * ceil(len / SPS_BLOCKWISE_PART_NNZ) of them. */
+#define SPS_BLOCKWISE_LONG 64
 /* The most nonzeros of one short block (its products fit in 16 KB of shared memory). */
 #define SPS_BLOCKWISE_NNZ 2048
 
@@ -139,6 +142,49 @@ void sps_ref_binned(const int64_t *rowptr, const int32_t *colind, const double *
                     int64_t nlong, const sps_binned_long *longs, int64_t nwarp,
                     const int32_t *warp_rows, int64_t ntiles, const sps_binned_tile *tiles,
                     double *partial, double alpha, const double *x, double beta, double *y);
+
+/*
+ * The integer sums behind sps_matrix_stats (spmv/stats.c turns them into its fields), the same
+ * on the CPU (sps_ref_stats) and the GPU (sps_cuda_stats) to the bit, whatever the order of
+ * the additions. Every field is a sum or a maximum whose identity is 0, so the GPU's words
+ * start (and are left) at zero: the shortest row is kept as the maximum of ~len (bitwise
+ * complement). Row
+ * lengths are below 2^31 (the columns of a row are distinct int32 indices), so with
+ * k = round(nnz/rows) every |len - k| <= 2^31 and every (len - k)^2 <= 2^62, and every
+ * |col - row| < 2^31; their sums over up to 2^63 entries could pass 2^64, so those two are kept
+ * in 128 bits as (lo, hi) pairs (sps_u128_add). The other sums are at most nnz + rows.
+ * s1 is sum (len - k) in two's complement.
+ */
+typedef struct sps_stats_sums {
+  uint64_t s1;            /* sum (len - k), as int64 */
+  uint64_t s2_lo, s2_hi;  /* sum (len - k)^2 = s2_hi * 2^64 + s2_lo */
+  uint64_t min_inv;       /* max over rows of ~len = ~(shortest row); 0 without rows */
+  uint64_t max_len;       /* longest row */
+  uint64_t empty;         /* rows with no entry */
+  uint64_t over32;        /* rows longer than 32 */
+  uint64_t over1024;      /* rows longer than 1024 */
+  uint64_t long_rows;     /* rows longer than SPS_BLOCKWISE_LONG */
+  uint64_t long_blocks;   /* sum over those of ceil(len / SPS_BLOCKWISE_PART_NNZ) */
+  uint64_t dist_lo, dist_hi; /* sum over entries of |col - row| (columns pass) */
+  uint64_t windows;       /* sum over rows of the distinct col/32 windows (columns pass) */
+} sps_stats_sums;
+
+/* Words of sps_stats_sums (the GPU result is this many unsigned 64-bit integers). */
+#define SPS_STATS_WORDS 13
+
+/* (hi, lo) <- (hi, lo) + x, exactly, in 128 bits. */
+static inline void sps_u128_add(uint64_t *lo, uint64_t *hi, uint64_t x)
+{
+  *lo += x;
+  *hi += *lo < x;
+}
+
+/*
+ * The sums of a CSR pattern (OpenMP over rows when nrows is large): k is round(nnz/nrows) as
+ * spmv/stats.c computes it; columns = 0 leaves dist and windows 0 (colind is then not read).
+ */
+void sps_ref_stats(int64_t nrows, const int64_t *rowptr, const int32_t *colind, int columns,
+                   int64_t k, sps_stats_sums *out);
 
 #ifdef __cplusplus
 }

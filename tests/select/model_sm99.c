@@ -4,6 +4,7 @@
  * From: synthetic.tsv (device: synthetic; date: 2026-01-01T00:00:00Z)
  * Trained on 21 matrices of the sets train; loss ratio, failure cost 10.0, depth at most 6, at least 3 matrices a leaf.
  * Candidates: csr-scalar, csr-vector-2, csr-vector-4, csr-vector-8, csr-vector-16, csr-vector-32, ell, merge, blockwise.
+ * Features: rows, cols, nnz, density, mean_len, min_len, max_len, var_len, cv_len, empty_share, over32_share, over1024_share, long_blocks, long_rows, col_distance, windows_per_row.
  * Time of the choice over the best configuration (geometric mean, worst, matrices
  * slower than cuSPARSE), the model beside spsolve's rule, CUSP's rule, cuSPARSE:
  *   set         n                       model                        rule                        cusp                    cusparse

@@ -136,6 +136,35 @@ int main(void)
              sps_spmv_config_fits(&(sps_matrix_stats){.rows = 10, .nnz = 10, .max_len = 3},
                                   (sps_spmv_config){SPS_SPMV_ELL, 0}, why, sizeof why),
          "ELL fits up to 3 x nnz of padding exactly");
+  /* Blockwise's grid limit: with short_blocks counted, exactly; with AUTO's statistics
+   * (short_blocks -1), the bound of one block per short row. */
+  const sps_spmv_config bw = {SPS_SPMV_BLOCKWISE, 0};
+  sps_ok(sps_spmv_config_fits(&(sps_matrix_stats){.rows = INT32_MAX, .nnz = INT32_MAX,
+                                                  .short_blocks = 1000, .long_blocks = 10,
+                                                  .long_rows = 10},
+                              bw, why, sizeof why) &&
+             sps_spmv_config_fits(&(sps_matrix_stats){.rows = INT32_MAX, .nnz = INT32_MAX,
+                                                      .short_blocks = -1, .long_blocks = 10,
+                                                      .long_rows = 10},
+                                  bw, why, sizeof why) &&
+             !sps_spmv_config_fits(&(sps_matrix_stats){.rows = INT32_MAX, .nnz = INT32_MAX,
+                                                       .short_blocks = -1, .long_blocks = 20,
+                                                       .long_rows = 10},
+                                   bw, why, sizeof why) &&
+             strstr(why, "up to 2147483657 blocks") != NULL,
+         "blockwise's grid limit, with and without short_blocks (%s)", why);
+  /* AUTO's statistics leave short_blocks out (-1) and agree with the full ones otherwise. */
+  {
+    sps_matrix_stats full, fast;
+    sps_matrix_get_stats(hub, &full);
+    sps_spmv_stats_compute(hub, SPS_STATS_COLUMNS, &fast);
+    sps_ok(full.short_blocks > 0 && fast.short_blocks == -1 &&
+               fast.long_blocks == full.long_blocks && fast.long_rows == full.long_rows &&
+               fast.var_len == full.var_len &&
+               fast.windows_per_row == full.windows_per_row,
+           "AUTO's statistics: short_blocks -1 (full: %lld), the rest as sps_matrix_get_stats",
+           (long long)full.short_blocks);
+  }
 
   /* A plan with AUTO records why; on the CPU it runs csr-scalar. */
   sps_spmv_plan *plan = NULL;
