@@ -91,6 +91,31 @@ def breakdown(s, b, out, repeat, cp):
         f"{k} {statistics.median(v):.1f}" for k, v in steps.items()), file=sys.stderr)
 
 
+def control(s, wait, repeat):
+    """Reading the info object (s._info, the package's last step) after a busy wait of `wait`
+    seconds on the host, with no GPU work: the host's own cost after a wait, to compare with
+    the info step of the breakdown."""
+    from spsolve import _lib
+
+    lib = _lib.lib()
+    h, c = s._handle, s.ctx.handle
+    pc = time.perf_counter
+    after_wait, after_nothing = [], []
+    for _ in range(repeat):
+        t = pc()
+        while pc() - t < wait:
+            pass
+        t0 = pc()
+        s._info(lib, h, c)
+        t1 = pc()
+        s._info(lib, h, c)
+        t2 = pc()
+        after_wait.append((t1 - t0) * 1e6)
+        after_nothing.append((t2 - t1) * 1e6)
+    print(f"# control: info after a {wait * 1e3:.2f} ms busy wait {statistics.median(after_wait):.1f} us, "
+          f"right after that {statistics.median(after_nothing):.1f} us (medians)", file=sys.stderr)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("matrices", nargs="*")
@@ -101,12 +126,24 @@ def main():
     ap.add_argument("--precond", default=None)
     ap.add_argument("--breakdown", action="store_true",
                     help="also time each step of Solver.solve apart (stderr)")
+    ap.add_argument("--sched", choices=("auto", "spin", "yield", "blocking"), default=None,
+                    help="set the CUDA device's host-wait policy before the context is made "
+                         "(cudaSetDeviceFlags through CuPy): how the thread waits for the GPU")
+    ap.add_argument("--control", action="store_true",
+                    help="also time reading the info object after a busy wait of the host thread "
+                         "as long as the median C solve, without the library (stderr): what the "
+                         "host costs after a wait of that length whatever the package does")
     args = ap.parse_args()
 
     cp = cpx = None
     if args.device == "cuda" and not args.numpy:
         import cupy as cp
         import cupyx.scipy.sparse as cpx
+    if args.sched:
+        import cupy
+
+        flags = {"auto": 0, "spin": 1, "yield": 2, "blocking": 4}[args.sched]
+        cupy.cuda.runtime.setDeviceFlags(flags)
 
     print(f"# spsolve {spsolve.library_version()} from {spsolve.library_path()}, "
           f"Python {sys.version.split()[0]}, numpy {np.__version__}"
@@ -148,6 +185,8 @@ def main():
         print("\t".join(row))
         if args.breakdown:
             breakdown(s, bd, out, args.repeat, cp)
+        if args.control:
+            control(s, statistics.median(cs), args.repeat)
         s.close()
 
 
