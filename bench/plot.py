@@ -88,7 +88,7 @@ def spmv(args):
     chosen = auto_rows(args, rows, ok)
     lines = [
         "SpMV on %s, %s; copy bandwidth %s GB/s; %s times (`spmv-bench`, x = %s). auto: the "
-        "variant the library runs (the AUTO rule%s); best: the fastest of the run's variants."
+        "variant the library runs (AUTO: the model for the GPU or the rule%s); best: the fastest of the run's variants."
         % (meta.get("device", "?"), meta.get("date", "?"), meta.get("copy_bandwidth_GBs", "?").split()[0],
            "CUDA-graph" if key == "graph" else "plainly launched", meta.get("x", "?").split(";")[0],
            "" if rows and "auto" in rows[0] else ", from %s" % os.path.basename(args.auto) if args.auto
