@@ -102,17 +102,32 @@ static void spec_family(const char *spec, char *buf, size_t len)
   snprintf(buf, len, "%.*s", (int)(k < len ? k : len - 1), spec);
 }
 
+/* Append a copy of spec s (freed by free_specs). */
 static int add_spec(options *o, const char *s)
 {
+  char *copy = strdup(s);
+  if (!copy) return 1;
   if (o->nspecs == o->cap) {
     int cap = o->cap ? 2 * o->cap : 256;
     const char **p = realloc(o->specs, (size_t)cap * sizeof *p);
-    if (!p) return 1;
+    if (!p) {
+      free(copy);
+      return 1;
+    }
     o->specs = p;
     o->cap = cap;
   }
-  o->specs[o->nspecs++] = s;
+  o->specs[o->nspecs++] = copy;
   return 0;
+}
+
+static void free_specs(options *o)
+{
+  for (int k = 0; k < o->nspecs; k++)
+    free((char *)o->specs[k]);
+  free(o->specs);
+  o->specs = NULL;
+  o->nspecs = o->cap = 0;
 }
 
 static int read_list(options *o, const char *path)
@@ -130,8 +145,7 @@ static int read_list(options *o, const char *path)
     size_t l = strcspn(b, " \t\r\n");
     b[l] = '\0';
     if (!*b) continue;
-    char *copy = strdup(b);
-    if (!copy || add_spec(o, copy)) {
+    if (add_spec(o, b)) {
       fclose(f);
       return 1;
     }
@@ -208,11 +222,19 @@ static int parse_options(int argc, char **argv, options *o)
   }
   /* Keep the specs of the set asked for, then the window [start, start + count). */
   int kept = 0;
-  for (int k = 0; k < o->nspecs; k++)
-    if (!o->only || strcmp(spec_set(o->specs[k]), o->only) == 0) o->specs[kept++] = o->specs[k];
+  for (int k = 0; k < o->nspecs; k++) {
+    if (!o->only || strcmp(spec_set(o->specs[k]), o->only) == 0)
+      o->specs[kept++] = o->specs[k];
+    else
+      free((char *)o->specs[k]);
+  }
   int first = o->start < kept ? o->start : kept;
   int n = kept - first;
   if (o->count >= 0 && o->count < n) n = o->count;
+  for (int k = 0; k < first; k++)
+    free((char *)o->specs[k]);
+  for (int k = first + n; k < kept; k++)
+    free((char *)o->specs[k]);
   memmove(o->specs, o->specs + first, (size_t)n * sizeof *o->specs);
   o->nspecs = n;
   return 0;
@@ -411,10 +433,9 @@ done:
   return wrong;
 }
 
-int main(int argc, char **argv)
+static int sweep(int argc, char **argv, options *po)
 {
-  options o;
-  if (parse_options(argc, argv, &o)) return 2;
+  options o = *po;
   if (o.list_specs) {
     for (int k = 0; k < o.nspecs; k++) printf("%s\t%s\n", spec_set(o.specs[k]), o.specs[k]);
     return 0;
@@ -549,4 +570,16 @@ int main(int argc, char **argv)
   if (cpu != ctx) sps_context_destroy(&cpu);
   sps_context_destroy(&ctx);
   return failed;
+}
+
+int main(int argc, char **argv)
+{
+  options o;
+  if (parse_options(argc, argv, &o)) {
+    free_specs(&o);
+    return 2;
+  }
+  const int rc = sweep(argc, argv, &o);
+  free_specs(&o);
+  return rc;
 }
