@@ -50,9 +50,10 @@
  * the heavy-tailed matrices but not cuSPARSE: the estimate misses by half, not yet explained
  * (a profile of the three block kinds is the next step).
  * Open: compute-sanitizer's racecheck reports a shared-memory hazard in this kernel on
- * tests/kernels/spmv_binned_gpu (7 errors, a read early in the kernel against a write late
- * in it; memcheck, initcheck and synccheck are clean and the results match the CPU reference
- * bit for bit). Until it is understood and clean, AUTO and TUNE never choose binned; it runs
+ * tests/kernels/spmv_binned_gpu (7 errors; built with -lineinfo it names the read of
+ * sm.warp_total[w] in tile_rows against the write of sm.delta[q] after it, which as written
+ * cannot share an address, q being below SPS_BINNED_TILE_ROWS; memcheck, initcheck and
+ * synccheck are clean and the results match the CPU reference bit for bit). Until it is understood and clean, AUTO and TUNE never choose binned; it runs
  * only when named (--spmv binned).
  * Where it loses: even matrices of short rows (csr-scalar and blockwise's stream blocks do
  * without the scan and the owner map, one or two barriers less per block), and even rows of
