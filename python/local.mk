@@ -9,6 +9,7 @@ EXTRA_DIST += \
 	%reldir%/spsolve/_lib.py \
 	%reldir%/spsolve/plot.py \
 	%reldir%/tests/conftest.py \
+	%reldir%/tests/test_abi.py \
 	%reldir%/tests/test_cupy.py \
 	%reldir%/tests/test_errors.py \
 	%reldir%/tests/test_plot.py \

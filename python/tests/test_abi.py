@@ -1,0 +1,24 @@
+"""test_abi.py: the package's ctypes copies of the header's sizes agree with include/spsolve.h."""
+
+import os
+import re
+
+import pytest
+
+from spsolve import _lib
+
+HEADER = os.path.join(os.path.dirname(__file__), "..", "..", "include", "spsolve.h")
+
+
+def header_define(name):
+    with open(HEADER) as f:
+        m = re.search(r"^#define\s+%s\s+(\d+)" % name, f.read(), re.M)
+    assert m, f"{name} not in {HEADER}"
+    return int(m.group(1))
+
+
+@pytest.mark.skipif(not os.path.exists(HEADER), reason="not run from the source tree")
+def test_max_candidates_matches_header():
+    # sps_spmv_choice_info holds this many candidates: a different count shifts every field
+    # after the table.
+    assert _lib.SPS_SPMV_MAX_CANDIDATES == header_define("SPS_SPMV_MAX_CANDIDATES")
