@@ -33,6 +33,7 @@ libspsolve_la_SOURCES += \
 	%reldir%/cusparse.c \
 	%reldir%/cuda/launchers.h \
 	%reldir%/cuda/reduce.cuh \
+	%reldir%/cuda/long_part.cuh \
 	%reldir%/cuda/csr_scalar.cu \
 	%reldir%/cuda/csr_vector.cu \
 	%reldir%/cuda/ell.cu \
@@ -43,4 +44,5 @@ libspsolve_la_SOURCES += \
 	%reldir%/cuda/binned.cu \
 	%reldir%/cuda/stats.cu
 endif
-EXTRA_DIST += %reldir%/cusparse.c %reldir%/cuda/launchers.h %reldir%/cuda/reduce.cuh
+EXTRA_DIST += %reldir%/cusparse.c %reldir%/cuda/launchers.h %reldir%/cuda/reduce.cuh \
+	%reldir%/cuda/long_part.cuh
