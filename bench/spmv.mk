@@ -7,7 +7,8 @@ bench_common_sources = \
 	%reldir%/gen.c \
 	%reldir%/gen.h
 
-%canon_reldir%_spmv_bench_SOURCES = %reldir%/spmv_bench.c $(bench_common_sources)
+%canon_reldir%_spmv_bench_SOURCES = %reldir%/spmv_bench.c %reldir%/spmv_measure.c \
+	%reldir%/spmv_measure.h $(bench_common_sources)
 %canon_reldir%_spmv_bench_LDADD = libspsolve.la $(CUDA_LIBS)
 %canon_reldir%_solve_bench_SOURCES = %reldir%/solve_bench.c $(bench_common_sources)
 %canon_reldir%_solve_bench_LDADD = libspsolve.la $(CUDA_LIBS)

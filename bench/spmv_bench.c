@@ -12,6 +12,7 @@
 #include "../core/cuda_state.h"
 #endif
 #include "bench_util.h"
+#include "spmv_measure.h"
 
 #define MAX_RUNS 64
 
@@ -167,48 +168,6 @@ static int parse_options(int argc, char **argv, options *o)
   return add_runs(o, "auto,tune", tprs, ntpr);
 }
 
-/*
- * The CPU reference: y_ref = A*x by csr-scalar's row loop, and for each row the bound
- * tol_i = (2*len_i + 4) * eps * sum_j |a_ij x_j|, which covers any order of summation
- * (the error of a sum of len terms is at most (len - 1)*eps*sum|terms| to first order).
- */
-static void reference(const sps_matrix *A, const double *x, double *yref, double *tol)
-{
-  const int64_t *rp;
-  const int32_t *ci;
-  const double *va;
-  int64_t m;
-  sps_matrix_get_csr(A, &rp, &ci, &va);
-  sps_matrix_get_size(A, &m, NULL, NULL);
-  sps_csr_matvec_host(m, rp, ci, va, x, yref);
-#pragma omp parallel for schedule(dynamic, 4096)
-  for (int64_t i = 0; i < m; i++) {
-    double b = 0.0; /* sum_j |a_ij x_j| */
-    for (int64_t k = rp[i]; k < rp[i + 1]; k++) b += fabs(va[k] * x[ci[k]]);
-    tol[i] = (double)(2 * (rp[i + 1] - rp[i]) + 4) * 0x1.0p-52 * b;
-  }
-}
-
-/* Compare y with the reference; returns the number of wrong rows and the largest err/tol. */
-static int64_t compare(int64_t m, const double *y, const double *yref, const double *tol,
-                       double *worst, int64_t *first)
-{
-  int64_t bad = 0;
-  double w = 0.0;
-  *first = -1;
-  for (int64_t i = 0; i < m; i++) {
-    double d = fabs(y[i] - yref[i]);
-    if (!(d <= tol[i])) {
-      if (bad++ == 0) *first = i;
-      w = INFINITY;
-    } else if (tol[i] > 0.0 && d / tol[i] > w) {
-      w = d / tol[i];
-    }
-  }
-  *worst = w;
-  return bad;
-}
-
 /* Median seconds per apply over repeat runs of batch plain applies, after a warm-up. */
 static sps_status time_plain(sps_spmv_plan *plan, const sps_vector *x, sps_vector *y,
                              bench_timer *t, int repeat, int batch, double *sec)
@@ -336,7 +295,7 @@ static void run_variant(sps_context *ctx, const options *o, const run_spec *rs, 
   SPS_TRY(sps_spmv_apply(plan, 1.0, xc, 0.0, y));
   SPS_TRY(sps_vector_download(y, yhost, m));
   int64_t first;
-  int64_t bad = compare(m, yhost, yref, tol, &r->check, &first);
+  int64_t bad = bench_spmv_compare(m, yhost, yref, tol, &r->check, &first);
   if (bad) {
     snprintf(r->status, sizeof r->status,
              "WRONG: %lld rows differ from the CPU reference, first row %lld: %.17g, expected %.17g",
@@ -526,7 +485,7 @@ int main(int argc, char **argv)
     /* The check's random x (and the reference with it), then the timed x. */
     uint64_t rng = o.c.seed;
     for (int64_t j = 0; j < n; j++) xh[j] = sps_splitmix64_sym(&rng);
-    reference(A, xh, yref, tol);
+    bench_spmv_reference(A, xh, yref, tol);
     int up = sps_vector_upload(xc, xh, n);
     if (!o.x_random)
       for (int64_t j = 0; j < n; j++) xh[j] = 1.0;

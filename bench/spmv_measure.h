@@ -1,4 +1,4 @@
-/* spmv_measure.h: one SpMV plan checked against the CPU reference and timed (CUDA graph on a GPU, wall clock on the CPU), for select-sweep. */
+/* spmv_measure.h: one SpMV plan checked against the CPU reference and timed (CUDA graph on a GPU, wall clock on the CPU), for select-sweep and spmv-bench. */
 #ifndef SPS_BENCH_SPMV_MEASURE_H
 #define SPS_BENCH_SPMV_MEASURE_H
 
