@@ -33,7 +33,6 @@ libspsolve_la_SOURCES += \
 	%reldir%/cusparse.c \
 	%reldir%/cuda/launchers.h \
 	%reldir%/cuda/reduce.cuh \
-	%reldir%/cuda/long_part.cuh \
 	%reldir%/cuda/csr_scalar.cu \
 	%reldir%/cuda/csr_vector.cu \
 	%reldir%/cuda/ell.cu \
@@ -44,5 +43,4 @@ libspsolve_la_SOURCES += \
 	%reldir%/cuda/binned.cu \
 	%reldir%/cuda/stats.cu
 endif
-EXTRA_DIST += %reldir%/cusparse.c %reldir%/cuda/launchers.h %reldir%/cuda/reduce.cuh \
-	%reldir%/cuda/long_part.cuh
+EXTRA_DIST += %reldir%/cusparse.c %reldir%/cuda/launchers.h %reldir%/cuda/reduce.cuh

@@ -67,7 +67,6 @@
 #include <cuda_runtime.h>
 
 #include "launchers.h"
-#include "long_part.cuh"
 #include "reduce.cuh"
 
 namespace
@@ -197,11 +196,44 @@ __global__ void __launch_bounds__(kThreads)
     if (lane == 0) y[r] = sps_axpby_out(alpha, sps_csum_value(s), beta, &y[r]);
     return;
   }
-  /* Part ld.part of long row ld.row (long_part.cuh). */
+  /* Part ld.part of long row ld.row. */
   const sps_binned_long ld = longs[b];
-  sps_long_row_part<kThreads>(rowptr, colind, values, ld.row, ld.part, ld.parts,
-                              SPS_BINNED_PART_NNZ, ld.slot, b, partial, counter, alpha, x, beta, y,
-                              reinterpret_cast<sps_csum *>(sm.prod));
+  sps_csum *warp_sum = reinterpret_cast<sps_csum *>(sm.prod);
+  const int64_t r = ld.row;
+  const int64_t row_end = __ldg(&rowptr[r + 1]);
+  const int64_t k0 = __ldg(&rowptr[r]) + (int64_t)ld.part * SPS_BINNED_PART_NNZ;
+  const int64_t k1 = k0 + SPS_BINNED_PART_NNZ < row_end ? k0 + SPS_BINNED_PART_NNZ : row_end;
+  sps_csum s = sps_csum_zero();
+#pragma unroll 4
+  for (int64_t k = k0 + threadIdx.x; k < k1; k += kThreads)
+    sps_csum_add(&s, __ldg(&values[k]) * __ldg(&x[__ldg(&colind[k])]));
+  s = sps_group_csum<32>(s);
+  if ((threadIdx.x & 31) == 0) warp_sum[threadIdx.x >> 5] = s;
+  __syncthreads();
+  if (threadIdx.x >= 32) return;
+  s = threadIdx.x < kWarps ? warp_sum[threadIdx.x] : sps_csum_zero();
+  s = sps_group_csum<32>(s);
+  if (threadIdx.x != 0) return;
+  if (ld.parts == 1) {
+    y[r] = sps_axpby_out(alpha, sps_csum_value(s), beta, &y[r]);
+    return;
+  }
+  partial[2 * b] = s.hi;
+  partial[2 * b + 1] = s.lo;
+  /* Make this part's sum visible before counting it; the last arrival sums all parts. */
+  __threadfence();
+  if (atomicAdd(&counter[ld.slot], 1u) != (unsigned)(ld.parts - 1)) return;
+  __threadfence();
+  sps_csum total = sps_csum_zero();
+  const int64_t b0 = b - ld.part;
+  for (int64_t q = b0; q < b0 + ld.parts; q++) {
+    sps_csum c;
+    c.hi = __ldcg(&partial[2 * q]);
+    c.lo = __ldcg(&partial[2 * q + 1]);
+    sps_csum_merge(&total, c);
+  }
+  y[r] = sps_axpby_out(alpha, sps_csum_value(total), beta, &y[r]);
+  counter[ld.slot] = 0u;
 }
 
 } // namespace
