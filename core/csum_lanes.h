@@ -23,7 +23,7 @@ typedef double sps_lanes __attribute__((vector_size(2 * sizeof(double))));
 static inline void sps_lanes_add(sps_lanes *hi, sps_lanes *lo, sps_lanes t)
 {
   const sps_lanes sum = *hi + t;
-  const sps_lanes t_in = sum - *hi;  /* the part of t that reached sum */
+  const sps_lanes t_in = sum - *hi;   /* the part of t that reached sum */
   const sps_lanes hi_in = sum - t_in; /* the part of hi that reached sum */
   *lo += (*hi - hi_in) + (t - t_in);
   *hi = sum;

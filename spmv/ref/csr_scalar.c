@@ -8,14 +8,15 @@
  * Thread-to-data map: groups of SPS_CSR_LANES consecutive rows are shared among OpenMP threads
  * in dynamic chunks (256 rows), so a few long rows do not leave one thread with all the work.
  * Within a group the rows advance in lockstep, one entry of each row per step, for as many
- * entries as the shortest row has, as the lanes of one vector; then each row finishes its
- * own entries alone (core/csum_lanes.h: two rows per 16-byte vector). A row's sum is one chain of dependent additions (each TwoSum waits on the
- * previous hi), so one row at a time runs at the latency of an addition per entry; four
- * independent chains side by side run at the adders' throughput instead. Every row still adds
- * the same rounded products in the same order with the same operations, so its bits are those
- * of one row at a time; no row's sum depends on which thread or group ran it. Matrices whose
- * rows hold fewer than SPS_CSR_LANES_MIN entries on average run one row at a time: there the
- * lanes lost (1138_bus, 2.3 entries a row: 8.2 against 10.5 us per CG iteration, 1 thread).
+ * entries as the shortest row has, as the lanes of one vector; then each row finishes its own
+ * entries alone (core/csum_lanes.h: two rows per 16-byte vector). A row's sum is one chain of
+ * dependent additions (each TwoSum waits on the previous hi), so one row at a time runs at the
+ * latency of an addition per entry; four independent chains side by side run at the adders'
+ * throughput instead. Every row still adds the same rounded products in the same order with the
+ * same operations, so its bits are those of one row at a time; no row's sum depends on which
+ * thread or group ran it. Matrices whose rows hold fewer than SPS_CSR_LANES_MIN entries on
+ * average run one row at a time: there the lanes lost (1138_bus, 2.3 entries a row: 8.2 against
+ * 10.5 us per CG iteration, 1 thread).
  */
 #include "kernels.h"
 
