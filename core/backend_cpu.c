@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "compensated_sum.h"
+#include "csum_lanes.h"
 #include "internal.h"
 #include "nrm2_scale.h"
 
@@ -140,18 +141,78 @@ static sps_status cpu_nrm2(sps_context *ctx, int64_t n, const double *x, double 
   return SPS_SUCCESS;
 }
 
-/* h[j] <- sum_i V[i + j*ldv] * x[i], j < k: one pass over x per column. */
+/*
+ * out[l] <- c[l].x for l < 4: four dot products in one pass over x. Each is the compensated sum
+ * that cpu_dot forms: the same products added in the same order, over the same static
+ * partition of i among the threads, each thread's partial merged into a zero sum as the
+ * OpenMP reduction of cpu_dot merges it; so each out[l] has cpu_dot's bits. The four sums are
+ * independent chains of additions, so they run at the adders' throughput where one dot runs
+ * at their latency. A column given twice costs its pass and gives the same value twice.
+ */
+static void cpu_dot4(int64_t n, const double *const c[4], const double *x, double out[4])
+{
+  sps_csum s[4];
+  for (int l = 0; l < 4; l++) s[l] = sps_csum_zero();
+#pragma omp parallel if (n > SPS_OMP_MIN)
+  {
+    sps_csum p[4];
+#ifdef SPS_CSUM_LANES
+    sps_lanes hi0 = {0.0, 0.0}, lo0 = {0.0, 0.0}, hi1 = {0.0, 0.0}, lo1 = {0.0, 0.0};
+#pragma omp for schedule(static) nowait
+    for (int64_t i = 0; i < n; i++) {
+      const sps_lanes xi = {x[i], x[i]};
+      const sps_lanes a0 = {c[0][i], c[1][i]}, a1 = {c[2][i], c[3][i]};
+      sps_lanes_add(&hi0, &lo0, a0 * xi);
+      sps_lanes_add(&hi1, &lo1, a1 * xi);
+    }
+    sps_lanes_store(hi0, lo0, p);
+    sps_lanes_store(hi1, lo1, p + 2);
+#else
+    for (int l = 0; l < 4; l++) p[l] = sps_csum_zero();
+#pragma omp for schedule(static) nowait
+    for (int64_t i = 0; i < n; i++)
+      for (int l = 0; l < 4; l++) sps_csum_add(&p[l], c[l][i] * x[i]);
+#endif
+#pragma omp critical(sps_cpu_dot4)
+    for (int l = 0; l < 4; l++) sps_csum_merge(&s[l], p[l]);
+  }
+  for (int l = 0; l < 4; l++) out[l] = sps_csum_value(s[l]);
+}
+
+/* h[j] <- x.x when with_xx (j = 0) and then V(:, q).x for q < k (j = q + with_xx), four
+ * columns per pass over x. */
+static void cpu_gemv_t_cols(int64_t n, int with_xx, int k, const double *V, int64_t ldv,
+                            const double *x, double *h)
+{
+  const int total = k + with_xx;
+  for (int j0 = 0; j0 < total; j0 += 4) {
+    const double *c[4];
+    double out[4];
+    for (int l = 0; l < 4; l++) {
+      const int j = j0 + l < total ? j0 + l : j0; /* past the end: repeat the first */
+      c[l] = with_xx && j == 0 ? x : V + (int64_t)(j - with_xx) * ldv;
+    }
+    cpu_dot4(n, c, x, out);
+    for (int l = 0; l < 4 && j0 + l < total; l++) h[j0 + l] = out[l];
+  }
+}
+
+/* h[j] <- sum_i V[i + j*ldv] * x[i], j < k: each h[j] the bits of cpu_dot, four per pass. */
 static sps_status cpu_gemv_t(sps_context *ctx, int64_t n, int k, const double *V, int64_t ldv,
                              const double *x, double *h)
 {
-  for (int j = 0; j < k; j++) cpu_dot(ctx, n, V + (int64_t)j * ldv, x, &h[j]);
+  (void)ctx;
+  cpu_gemv_t_cols(n, 0, k, V, ldv, x, h);
   return SPS_SUCCESS;
 }
 
 /*
  * y[i] <- y[i] + alpha * sum_j V[i + j*ldv] * h[j]: rows split among threads, one pass over y.
  * The inner sum runs j = 0, 1, ... in plain arithmetic, in chunks of SPS_GEMV_CHUNK columns,
- * exactly as the CUDA backend's kernel does.
+ * exactly as the CUDA backend's kernel does. Four rows at a time are the lanes of one vector:
+ * their sums are independent chains (one row's sum waits an addition per column), and each
+ * lane performs its row's operations in the row's order, so the bits are those of one row at
+ * a time; rows do not interact, so the split among threads changes nothing.
  */
 static sps_status cpu_gemv_n(sps_context *ctx, int64_t n, int k, double alpha, const double *V,
                              int64_t ldv, const double *h, double *y)
@@ -159,8 +220,32 @@ static sps_status cpu_gemv_n(sps_context *ctx, int64_t n, int k, double alpha, c
   (void)ctx;
   for (int j0 = 0; j0 < k; j0 += SPS_GEMV_CHUNK) {
     const int j1 = k - j0 < SPS_GEMV_CHUNK ? k : j0 + SPS_GEMV_CHUNK;
+#ifdef SPS_CSUM_LANES
+    const int64_t n4 = n / 4;
+#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
+    for (int64_t b = 0; b < n4; b++) {
+      const int64_t i = 4 * b;
+      sps_lanes s0 = {0.0, 0.0}, s1 = {0.0, 0.0};
+      for (int j = j0; j < j1; j++) {
+        const double *v = V + i + (int64_t)j * ldv;
+        const sps_lanes hj = {h[j], h[j]};
+        const sps_lanes v0 = {v[0], v[1]}, v1 = {v[2], v[3]};
+        s0 += v0 * hj;
+        s1 += v1 * hj;
+      }
+      const sps_lanes a = {alpha, alpha};
+      const sps_lanes y0 = {y[i], y[i + 1]}, y1 = {y[i + 2], y[i + 3]};
+      const sps_lanes r0 = y0 + a * s0, r1 = y1 + a * s1;
+      y[i] = r0[0];
+      y[i + 1] = r0[1];
+      y[i + 2] = r1[0];
+      y[i + 3] = r1[1];
+    }
+    for (int64_t i = 4 * n4; i < n; i++) {
+#else
 #pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
     for (int64_t i = 0; i < n; i++) {
+#endif
       double s = 0.0;
       for (int j = j0; j < j1; j++) s += V[i + (int64_t)j * ldv] * h[j];
       y[i] += alpha * s;
@@ -277,10 +362,12 @@ static sps_status cpu_gmres_arnoldi(sps_context *ctx, int64_t n, int m, double *
   const int j = S->j, nc = j + 1, ldh = S->m + 1;
   double *h = S->H + (int64_t)j * ldh, *h2 = S->work, *col = S->R + (int64_t)j * ldh;
   double ww;
-  cpu_dot(ctx, n, w, w, &ww);
+  /* ww = w.w and h = V_j^T w in the same passes over w, through h2 (m+1 >= nc+1 doubles) */
+  cpu_gemv_t_cols(n, 1, nc, V, ldv, w, h2);
+  ww = h2[0];
+  for (int i = 0; i < nc; i++) h[i] = h2[i + 1];
   S->wnorm = sqrt(ww);
-  /* h = V_j^T w; w <- w - V_j h */
-  cpu_gemv_t(ctx, n, nc, V, ldv, w, h);
+  /* w <- w - V_j h */
   cpu_gemv_n(ctx, n, nc, -1.0, V, ldv, h, w);
   /* h2 = V_j^T w; w <- w - V_j h2; H(0:j, j) = h + h2 */
   cpu_gemv_t(ctx, n, nc, V, ldv, w, h2);

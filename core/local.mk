@@ -3,6 +3,7 @@ libspsolve_la_SOURCES += \
 	%reldir%/internal.h \
 	%reldir%/krylov_state.h \
 	%reldir%/compensated_sum.h \
+	%reldir%/csum_lanes.h \
 	%reldir%/nrm2_scale.h \
 	%reldir%/splitmix64.h \
 	%reldir%/csr_matvec.h \
