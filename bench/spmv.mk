@@ -29,6 +29,11 @@ EXTRA_DIST += \
 	%reldir%/run-gpu.sh \
 	%reldir%/run-precond.sh \
 	%reldir%/progress-cost.sh \
+	%reldir%/cpu-bits-check.sh \
+	%reldir%/cpu-peers.py \
+	%reldir%/cpu-profile.sh \
+	%reldir%/cpu-table.py \
+	%reldir%/cpu-time.sh \
 	%reldir%/select/sweep.list \
 	%reldir%/select/make-sweep-list.py \
 	%reldir%/select/train.py \
