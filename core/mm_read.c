@@ -346,11 +346,7 @@ sps_status sps_matrix_read_mm(sps_context *ctx, sps_matrix **A, const char *path
   *A = NULL;
   SPS_CHECK_ARG(ctx, path, "path");
   sps_mm_reader r;
-  sps_status st = sps_mm_open(ctx, &r, path);
-  if (st != SPS_SUCCESS) {
-    sps_mm_close(&r);
-    return st;
-  }
+  SPS_CHECK(sps_mm_open(ctx, &r, path));
   return read_matrix(ctx, A, &r, flags);
 }
 
@@ -362,11 +358,7 @@ sps_status sps_matrix_read_mm_buffer(sps_context *ctx, sps_matrix **A, const voi
   *A = NULL;
   SPS_CHECK_ARG(ctx, data || size == 0, "data");
   sps_mm_reader r;
-  sps_status st = sps_mm_open_buffer(ctx, &r, data ? data : "", size, name ? name : "<buffer>");
-  if (st != SPS_SUCCESS) {
-    sps_mm_close(&r);
-    return st;
-  }
+  SPS_CHECK(sps_mm_open_buffer(ctx, &r, data, size, name));
   return read_matrix(ctx, A, &r, flags);
 }
 
@@ -471,11 +463,7 @@ sps_status sps_vector_read_mm(sps_context *ctx, sps_vector **v, const char *path
   *v = NULL;
   SPS_CHECK_ARG(ctx, path, "path");
   sps_mm_reader r;
-  sps_status st = sps_mm_open(ctx, &r, path);
-  if (st != SPS_SUCCESS) {
-    sps_mm_close(&r);
-    return st;
-  }
+  SPS_CHECK(sps_mm_open(ctx, &r, path));
   return read_vector(ctx, v, &r, flags);
 }
 
@@ -487,10 +475,6 @@ sps_status sps_vector_read_mm_buffer(sps_context *ctx, sps_vector **v, const voi
   *v = NULL;
   SPS_CHECK_ARG(ctx, data || size == 0, "data");
   sps_mm_reader r;
-  sps_status st = sps_mm_open_buffer(ctx, &r, data ? data : "", size, name ? name : "<buffer>");
-  if (st != SPS_SUCCESS) {
-    sps_mm_close(&r);
-    return st;
-  }
+  SPS_CHECK(sps_mm_open_buffer(ctx, &r, data, size, name));
   return read_vector(ctx, v, &r, flags);
 }

@@ -38,9 +38,12 @@ typedef struct sps_mm_reader {
   int64_t line;
 } sps_mm_reader;
 
-/* Open @p path (plain, gzip, xz or bzip2); the message names the file and gives strerror on failure. */
+/* Open @p path (plain, gzip, xz or bzip2); the message names the file and gives strerror on
+ * failure. A failed open leaves nothing to close. */
 sps_status sps_mm_open(sps_context *ctx, sps_mm_reader *r, const char *path);
-/* Read @p size bytes at @p data (not copied; they must outlive the reader), named @p name in messages. */
+/* Read @p size bytes at @p data (not copied; they must outlive the reader; NULL with size 0
+ * allowed), named @p name in messages ("<buffer>" when NULL). A failed open leaves nothing to
+ * close. */
 sps_status sps_mm_open_buffer(sps_context *ctx, sps_mm_reader *r, const void *data, size_t size,
                               const char *name);
 /* Close and free everything (safe on a reader whose open failed or was never called after zeroing). */

@@ -455,7 +455,7 @@ static sps_status new_pipe(sps_context *ctx, sps_mm_reader *r, const char *name)
   return SPS_SUCCESS;
 }
 
-sps_status sps_mm_open(sps_context *ctx, sps_mm_reader *r, const char *path)
+static sps_status open_file(sps_context *ctx, sps_mm_reader *r, const char *path)
 {
   SPS_CHECK(new_pipe(ctx, r, path));
   struct sps_mm_pipe *pp = r->pipe;
@@ -470,7 +470,7 @@ sps_status sps_mm_open(sps_context *ctx, sps_mm_reader *r, const char *path)
   return start_decoder(r);
 }
 
-sps_status sps_mm_open_buffer(sps_context *ctx, sps_mm_reader *r, const void *data, size_t size,
+static sps_status open_buffer(sps_context *ctx, sps_mm_reader *r, const void *data, size_t size,
                               const char *name)
 {
   SPS_CHECK(new_pipe(ctx, r, name));
@@ -480,6 +480,21 @@ sps_status sps_mm_open_buffer(sps_context *ctx, sps_mm_reader *r, const void *da
   pp->in_total = (int64_t)size;
   pp->in_eof = 1;
   return start_decoder(r);
+}
+
+sps_status sps_mm_open(sps_context *ctx, sps_mm_reader *r, const char *path)
+{
+  const sps_status st = open_file(ctx, r, path);
+  if (st != SPS_SUCCESS) sps_mm_close(r);
+  return st;
+}
+
+sps_status sps_mm_open_buffer(sps_context *ctx, sps_mm_reader *r, const void *data, size_t size,
+                              const char *name)
+{
+  const sps_status st = open_buffer(ctx, r, data ? data : "", size, name ? name : "<buffer>");
+  if (st != SPS_SUCCESS) sps_mm_close(r);
+  return st;
 }
 
 void sps_mm_close(sps_mm_reader *r)
