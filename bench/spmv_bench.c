@@ -185,58 +185,6 @@ static sps_status time_plain(sps_spmv_plan *plan, const sps_vector *x, sps_vecto
   return SPS_SUCCESS;
 }
 
-#ifdef SPS_HAVE_CUDA
-/*
- * Capture batch applies in one CUDA graph on the context's stream, replay it once to warm
- * up, then time repeat replays; seconds per apply, the median. A variant that cannot be
- * captured is reported in msg.
- */
-static sps_status time_graph(sps_context *ctx, sps_spmv_plan *plan, const sps_vector *x,
-                             sps_vector *y, bench_timer *t, int repeat, int batch, double *sec,
-                             char *msg, size_t msglen)
-{
-  cudaStream_t s = sps_cuda(ctx)->stream;
-  cudaGraph_t g = NULL;
-  cudaGraphExec_t ge = NULL;
-  sps_status st = SPS_SUCCESS;
-  double v[1024];
-  if (repeat > 1024) repeat = 1024;
-  cudaError_t e = cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
-  if (e == cudaSuccess) {
-    for (int k = 0; k < batch && !st; k++) st = sps_spmv_apply(plan, 1.0, x, 0.0, y);
-    cudaError_t e2 = cudaStreamEndCapture(s, &g);
-    if (!st && e2 != cudaSuccess) e = e2;
-  }
-  if (st || e != cudaSuccess) {
-    snprintf(msg, msglen, "graph capture failed: %s",
-             st ? sps_context_last_error(ctx) : cudaGetErrorString(e));
-    (void)cudaGetLastError();
-    if (g) cudaGraphDestroy(g);
-    return st ? st : SPS_ERR_CUDA;
-  }
-  e = cudaGraphInstantiate(&ge, g, 0);
-  if (e == cudaSuccess) e = cudaGraphLaunch(ge, s);
-  if (e == cudaSuccess) e = cudaStreamSynchronize(s);
-  for (int r = 0; r < repeat && e == cudaSuccess && !st; r++) {
-    st = bench_timer_start(t);
-    if (!st) e = cudaGraphLaunch(ge, s);
-    if (!st && e == cudaSuccess) st = bench_timer_stop(t, &v[r]);
-    v[r] /= batch;
-  }
-  if (e != cudaSuccess || st) {
-    snprintf(msg, msglen, "graph replay failed: %s",
-             st ? sps_context_last_error(ctx) : cudaGetErrorString(e));
-    (void)cudaGetLastError();
-    if (!st) st = SPS_ERR_CUDA;
-  } else {
-    *sec = bench_median(v, repeat);
-  }
-  if (ge) cudaGraphExecDestroy(ge);
-  cudaGraphDestroy(g);
-  return st;
-}
-#endif
-
 /*
  * Set up, check and time one variant on A; never fails the program, reports in r. The check
  * applies it to xc (random: a wrong column gathers a wrong value, which x = ones, summing rows
@@ -307,7 +255,8 @@ static void run_variant(sps_context *ctx, const options *o, const run_spec *rs, 
 #ifdef SPS_HAVE_CUDA
   if (o->c.device == SPS_DEVICE_CUDA) {
     char msg[512];
-    if (time_graph(ctx, plan, x, y, t, o->repeat, o->batch, &r->graph_s, msg, sizeof msg)) {
+    if (bench_spmv_time_graph(ctx, plan, x, y, t, o->repeat, o->batch, &r->graph_s, msg,
+                              sizeof msg)) {
       snprintf(r->status, sizeof r->status, "%s", msg);
       r->wrong = 1;
     }

@@ -47,29 +47,63 @@ int64_t bench_spmv_compare(int64_t m, const double *y, const double *yref, const
 }
 
 #ifdef SPS_HAVE_CUDA
-/* Capture batch applies in one graph on the context's stream and instantiate it. */
-static sps_status capture(sps_context *ctx, sps_spmv_plan *plan, const sps_vector *x,
-                          sps_vector *y, int batch, cudaGraphExec_t *ge, char *msg, size_t msglen)
+/*
+ * Capture batch applies in one CUDA graph on the context's stream, replay it once to warm
+ * up, then time repeat replays; seconds per apply, the median. A variant that cannot be
+ * captured is reported in msg.
+ */
+sps_status bench_spmv_time_graph(sps_context *ctx, sps_spmv_plan *plan, const sps_vector *x,
+                                 sps_vector *y, bench_timer *t, int repeat, int batch,
+                                 double *sec, char *msg, size_t msglen)
 {
   cudaStream_t s = sps_cuda(ctx)->stream;
   cudaGraph_t g = NULL;
+  cudaGraphExec_t ge = NULL;
   sps_status st = SPS_SUCCESS;
-  *ge = NULL;
+  double v[1024];
+  if (repeat > 1024) repeat = 1024;
   cudaError_t e = cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
   if (e == cudaSuccess) {
     for (int k = 0; k < batch && !st; k++) st = sps_spmv_apply(plan, 1.0, x, 0.0, y);
     cudaError_t e2 = cudaStreamEndCapture(s, &g);
     if (!st && e2 != cudaSuccess) e = e2;
   }
-  if (!st && e == cudaSuccess) e = cudaGraphInstantiate(ge, g, 0);
   if (st || e != cudaSuccess) {
     snprintf(msg, msglen, "graph capture failed: %s",
              st ? sps_context_last_error(ctx) : cudaGetErrorString(e));
     (void)cudaGetLastError();
-    if (!st) st = SPS_ERR_CUDA;
+    if (g) cudaGraphDestroy(g);
+    return st ? st : SPS_ERR_CUDA;
   }
-  if (g) cudaGraphDestroy(g);
+  e = cudaGraphInstantiate(&ge, g, 0);
+  if (e == cudaSuccess) e = cudaGraphLaunch(ge, s);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(s);
+  for (int r = 0; r < repeat && e == cudaSuccess && !st; r++) {
+    st = bench_timer_start(t);
+    if (!st) e = cudaGraphLaunch(ge, s);
+    if (!st && e == cudaSuccess) st = bench_timer_stop(t, &v[r]);
+    v[r] /= batch;
+  }
+  if (e != cudaSuccess || st) {
+    snprintf(msg, msglen, "graph replay failed: %s",
+             st ? sps_context_last_error(ctx) : cudaGetErrorString(e));
+    (void)cudaGetLastError();
+    if (!st) st = SPS_ERR_CUDA;
+  } else {
+    *sec = bench_median(v, repeat);
+  }
+  if (ge) cudaGraphExecDestroy(ge);
+  cudaGraphDestroy(g);
   return st;
+}
+#else
+sps_status bench_spmv_time_graph(sps_context *ctx, sps_spmv_plan *plan, const sps_vector *x,
+                                 sps_vector *y, bench_timer *t, int repeat, int batch,
+                                 double *sec, char *msg, size_t msglen)
+{
+  (void)ctx, (void)plan, (void)x, (void)y, (void)t, (void)repeat, (void)batch, (void)sec;
+  snprintf(msg, msglen, "built without CUDA: no graphs");
+  return SPS_ERR_UNSUPPORTED;
 }
 #endif
 
@@ -92,31 +126,8 @@ sps_status bench_spmv_time(sps_context *ctx, sps_spmv_plan *plan, const sps_vect
   if (batch > 20) batch = 20;
   if (batch < 1) batch = 1;
   if (t1 > target_s) repeat = repeat < 3 ? repeat : 3;
-#ifdef SPS_HAVE_CUDA
-  if (ctx->kind == SPS_DEVICE_CUDA) {
-    cudaGraphExec_t ge;
-    cudaStream_t s = sps_cuda(ctx)->stream;
-    SPS_CHECK(capture(ctx, plan, x, y, batch, &ge, msg, msglen));
-    cudaError_t e = cudaGraphLaunch(ge, s);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(s);
-    for (int r = 0; r < repeat && e == cudaSuccess && !st; r++) {
-      st = bench_timer_start(t);
-      if (!st) e = cudaGraphLaunch(ge, s);
-      if (!st && e == cudaSuccess) st = bench_timer_stop(t, &v[r]);
-      v[r] /= batch;
-    }
-    if (e != cudaSuccess || st) {
-      snprintf(msg, msglen, "graph replay failed: %s",
-               st ? sps_context_last_error(ctx) : cudaGetErrorString(e));
-      (void)cudaGetLastError();
-      if (!st) st = SPS_ERR_CUDA;
-    } else {
-      *sec = bench_median(v, repeat);
-    }
-    cudaGraphExecDestroy(ge);
-    return st;
-  }
-#endif
+  if (ctx->kind == SPS_DEVICE_CUDA)
+    return bench_spmv_time_graph(ctx, plan, x, y, t, repeat, batch, sec, msg, msglen);
   for (int r = 0; r < repeat; r++) {
     if ((st = bench_timer_start(t))) break;
     for (int k = 0; k < batch && !st; k++) st = sps_spmv_apply(plan, 1.0, x, 0.0, y);

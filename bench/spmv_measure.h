@@ -31,4 +31,14 @@ sps_status bench_spmv_time(sps_context *ctx, sps_spmv_plan *plan, const sps_vect
                            sps_vector *y, bench_timer *t, int repeat, double target_s, double *sec,
                            char *msg, size_t msglen);
 
+/*
+ * Seconds per apply on a CUDA context: @p batch applies captured in one CUDA graph on the
+ * context's stream, replayed once to warm up, then the median of @p repeat timed replays divided
+ * by the batch. A variant that cannot be captured or replayed is reported in msg. Without CUDA:
+ * SPS_ERR_UNSUPPORTED.
+ */
+sps_status bench_spmv_time_graph(sps_context *ctx, sps_spmv_plan *plan, const sps_vector *x,
+                                 sps_vector *y, bench_timer *t, int repeat, int batch,
+                                 double *sec, char *msg, size_t msglen);
+
 #endif /* SPS_BENCH_SPMV_MEASURE_H */
