@@ -28,7 +28,8 @@ libspsolve_la_SOURCES += \
 	%reldir%/ref/kernels.h \
 	%reldir%/ref/trisolve.c \
 	%reldir%/ref/ilu0.c \
-	%reldir%/ref/bjacobi.c
+	%reldir%/ref/bjacobi.c \
+	%reldir%/ref/spgemm.c
 
 if SPS_CUDA
 libspsolve_la_SOURCES += \

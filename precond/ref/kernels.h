@@ -4,6 +4,8 @@
 
 #include <stdint.h>
 
+#include "../../core/compensated_sum.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -46,6 +48,32 @@ void sps_ref_ilu0_factor(int64_t n, const int64_t *rowptr, const int64_t *diag,
  * z[b bs + i] = sum_{j < size_b} inv_b[i][j] r[b bs + j], a compensated sum in j order.
  */
 void sps_ref_bjacobi_apply(int64_t n, int bs, const double *inv, const double *r, double *z);
+
+/*
+ * The sparse product C = A B (precond/ref/spgemm.c), A m x k and B k x n in CSR (int64
+ * offsets, int32 columns, columns sorted in each row). Two passes:
+ *  count: ccount[i] <- the number of distinct columns in row i of C;
+ *  fill:  with crp the prefix sums of the counts (m + 1 offsets), row i's columns in
+ *         ascending order into cci[crp[i]..] and c_ij = the compensated sum
+ *         (core/compensated_sum.h) of the rounded products a_ik * b_kj into cv.
+ * Every structural product makes an entry, zero or not. mark (n int64) and acc (n sums) are
+ * work arrays of the caller. A GPU kernel that adds the products in another order gives the
+ * same bits bar rare ties.
+ */
+void sps_ref_spgemm_count(int64_t m, int64_t n, const int64_t *arp, const int32_t *aci,
+                          const int64_t *brp, const int32_t *bci, int64_t *mark, int64_t *ccount);
+void sps_ref_spgemm_fill(int64_t m, int64_t n, const int64_t *arp, const int32_t *aci,
+                         const double *av, const int64_t *brp, const int32_t *bci,
+                         const double *bv, const int64_t *crp, int64_t *mark, sps_csum *acc,
+                         int32_t *cci, double *cv);
+
+/*
+ * The transpose T = A^T of an m x n CSR matrix (precond/ref/spgemm.c): trp (n + 1
+ * offsets), tci and tv (rp[m] entries; v NULL: the pattern only, tv unused). The rows of T
+ * come out sorted by column.
+ */
+void sps_ref_csr_transpose(int64_t m, int64_t n, const int64_t *rp, const int32_t *ci,
+                           const double *v, int64_t *trp, int32_t *tci, double *tv);
 
 #ifdef __cplusplus
 }
