@@ -1,4 +1,4 @@
-/* host_csr.c: allocation, views and the diagonal-completed copy of host CSR matrices for the preconditioners. */
+/* host_csr.c: allocation (square and rectangular), views and the diagonal-completed copy of host CSR matrices for the preconditioners. */
 #include <string.h>
 
 #include "host_csr.h"
@@ -20,6 +20,31 @@ cleanup:
 }
 
 void sps_host_csr_free(sps_host_csr *M)
+{
+  sps_host_free(M->rowptr);
+  sps_host_free(M->colind);
+  sps_host_free(M->values);
+  memset(M, 0, sizeof *M);
+}
+
+sps_status sps_host_rcsr_alloc(sps_context *ctx, sps_host_rcsr *M, int64_t nrows, int64_t ncols,
+                               int64_t nnz, const char *what)
+{
+  memset(M, 0, sizeof *M);
+  sps_status st = SPS_SUCCESS;
+  M->nrows = nrows;
+  M->ncols = ncols;
+  SPS_TRY(sps_host_calloc(ctx, (void **)&M->rowptr, (size_t)nrows + 1, sizeof(int64_t), what));
+  SPS_TRY(sps_host_alloc(ctx, (void **)&M->colind, nnz > 0 ? (size_t)nnz : 1, sizeof(int32_t),
+                         what));
+  SPS_TRY(sps_host_alloc(ctx, (void **)&M->values, nnz > 0 ? (size_t)nnz : 1, sizeof(double),
+                         what));
+cleanup:
+  if (st) sps_host_rcsr_free(M);
+  return st;
+}
+
+void sps_host_rcsr_free(sps_host_rcsr *M)
 {
   sps_host_free(M->rowptr);
   sps_host_free(M->colind);

@@ -27,6 +27,24 @@ sps_status sps_host_csr_alloc(sps_context *ctx, sps_host_csr *M, int64_t n, int6
 /* Free the arrays (a zeroed struct is fine) and zero the struct. */
 void sps_host_csr_free(sps_host_csr *M);
 
+/*
+ * A rectangular nrows x ncols CSR matrix on the host (algebraic multigrid's prolongators,
+ * restrictions and products), with the same ownership rules and sorted columns.
+ */
+typedef struct sps_host_rcsr {
+  int64_t nrows, ncols;
+  int64_t *rowptr;
+  int32_t *colind;
+  double *values;
+} sps_host_rcsr;
+
+/* Allocate an nrows x ncols matrix with room for nnz entries (rowptr zeroed). */
+sps_status sps_host_rcsr_alloc(sps_context *ctx, sps_host_rcsr *M, int64_t nrows, int64_t ncols,
+                               int64_t nnz, const char *what);
+
+/* Free the arrays (a zeroed struct is fine) and zero the struct. */
+void sps_host_rcsr_free(sps_host_rcsr *M);
+
 /* A view of A's host arrays (nothing copied; do not free). */
 sps_host_csr sps_host_csr_view(const sps_matrix *A);
 
