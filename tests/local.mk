@@ -22,7 +22,7 @@ AM_TESTS_ENVIRONMENT += \
 endif
 
 TEST_LDADD = libspsolve.la
-EXTRA_DIST += %reldir%/testlib.h %reldir%/data
+EXTRA_DIST += %reldir%/testlib.h %reldir%/data %reldir%/sanitize-gpu.sh
 
 include %reldir%/io.mk
 include %reldir%/solvers.mk

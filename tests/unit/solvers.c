@@ -1263,22 +1263,50 @@ static void test_zero_guess_and_report(void)
          "sps_solver_set_zero_guess(NULL) and sps_solver_get_report(NULL) are SPS_ERR_ARGUMENT");
 }
 
-int main(void)
+/* The groups of checks, by name: `solvers [GROUP...]` runs only those named (so that slow
+ * runs, such as under compute-sanitizer, can be split over several processes); no argument
+ * runs them all. */
+static const struct {
+  const char *name;
+  void (*run)(void);
+} groups[] = {
+    {"known_solutions", test_known_solutions},
+    {"jacobi_scaled", test_jacobi_scaled},
+    {"happy_breakdown", test_happy_breakdown},
+    {"reasons", test_reasons},
+    {"history_monitor_api", test_history_monitor_api},
+    {"monitor_batches", test_monitor_batches},
+    {"jacobi_setup_errors", test_jacobi_setup_errors},
+    {"flexible", test_flexible},
+    {"gmres_fused_setting", test_gmres_fused_setting},
+    {"zero_guess_and_report", test_zero_guess_and_report},
+};
+enum { NGROUPS = sizeof groups / sizeof groups[0] };
+
+int main(int argc, char **argv)
 {
+  for (int a = 1; a < argc; a++) {
+    int known = 0;
+    for (int g = 0; g < NGROUPS; g++)
+      known |= strcmp(argv[a], groups[g].name) == 0;
+    if (!known) {
+      fprintf(stderr, "solvers: no group '%s'; the groups are:", argv[a]);
+      for (int g = 0; g < NGROUPS; g++)
+        fprintf(stderr, " %s", groups[g].name);
+      fprintf(stderr, "\n");
+      return 99;
+    }
+  }
   ctx = sps_test_context();
   char dev[128];
   sps_context_get_device_name(ctx, dev, sizeof dev);
   sps_diag("device: %s", dev);
-  test_known_solutions();
-  test_jacobi_scaled();
-  test_happy_breakdown();
-  test_reasons();
-  test_history_monitor_api();
-  test_monitor_batches();
-  test_jacobi_setup_errors();
-  test_flexible();
-  test_gmres_fused_setting();
-  test_zero_guess_and_report();
+  for (int g = 0; g < NGROUPS; g++) {
+    int run = argc == 1;
+    for (int a = 1; a < argc; a++)
+      run |= strcmp(argv[a], groups[g].name) == 0;
+    if (run) groups[g].run();
+  }
   sps_context_destroy(&ctx);
   return sps_done();
 }

@@ -1,0 +1,64 @@
+#!/bin/bash
+# sanitize-gpu.sh: runs the GPU test programs and the CLI under compute-sanitizer (memcheck, initcheck, synccheck, racecheck) on a GPU machine, several at a time, and prints one line per run.
+#
+#   tests/sanitize-gpu.sh OUTDIR [JOBS] [TIMEOUT_S] [TOOLS...]
+#
+# Run from a built tree (`make && make check TESTS=` builds the test programs). Every run is
+#   SPS_TEST_DEVICE=cuda ./libtool --mode=execute compute-sanitizer --tool T --error-exitcode 9 PROGRAM ARGS
+# with its log in OUTDIR/<tool>-<name>.log; the summary (tool, program, exit code: 0 clean, 9
+# errors found, 124 out of time; the TAP counts; the tool's summary line) goes to stdout and
+# OUTDIR/summary.txt. No filter (--launch-count, --kernel-name) is used: with them the tool
+# itself failed ("Internal Sanitizer Error") on the H100 (doc/reliability.md). Long programs
+# are split instead: tests/unit/solvers runs one group of checks per process, and the solvers'
+# own kernels are also reached through the CLI on small bundled matrices with few iterations,
+# each solver with each preconditioner. SANITIZE_ONLY=REGEX keeps the runs whose name matches
+# (e.g. '^solvers-'). Not a `make check` test: it needs a GPU and minutes.
+set -u
+out=${1:?usage: tests/sanitize-gpu.sh OUTDIR [JOBS] [TIMEOUT_S] [TOOLS...]}
+jobs=${2:-8}
+limit=${3:-400}
+shift $(($# < 3 ? $# : 3))
+tools=${*:-memcheck initcheck synccheck racecheck}
+mkdir -p "$out"
+
+groups="known_solutions jacobi_scaled happy_breakdown reasons history_monitor_api monitor_batches
+  jacobi_setup_errors flexible gmres_fused_setting zero_guess_and_report"
+cli_runs="cg:none cg:jacobi cg:ic0 cg:cheby cg:bjacobi gmres:none gmres:ilu0 gmres:ilut
+  gmres:jacobi bicgstab:none bicgstab:ilu0 bicgstab:jacobi"
+
+# One line per run: NAME<TAB>COMMAND...
+list() {
+  for t in $tools; do
+    for g in $groups; do printf '%s\tsolvers-%s\ttests/unit/solvers %s\n' "$t" "$g" "$g"; done
+    for p in tests/unit/krylov_steps tests/unit/solver_guards tests/unit/scaling \
+      tests/unit/progress tests/unit/wrap_gpu tests/unit/bjacobi tests/unit/vector_ops \
+      tests/kernels/spmv_binned_gpu; do
+      [ -x "$p" ] && printf '%s\t%s\t%s\n' "$t" "${p##*/}" "$p"
+    done
+    for r in $cli_runs; do
+      s=${r%%:*} pc=${r#*:}
+      m=tests/data/orsreg_1.mtx.gz
+      case $s in cg) m=tests/data/nos3.mtx.gz ;; esac
+      printf '%s\tcli-%s-%s\t./spsolve --device cuda --solver %s --precond %s --maxit 40 -q %s\n' \
+        "$t" "$s" "$pc" "$s" "$pc" "$m"
+    done
+  done
+}
+
+run_one() {
+  local tool=$1 name=$2 cmd=$3 log rc
+  log=$out/$tool-$name.log
+  # shellcheck disable=SC2086
+  SPS_TEST_DEVICE=cuda timeout "$limit" ./libtool --mode=execute compute-sanitizer --tool "$tool" \
+    --error-exitcode 9 --print-limit 20 $cmd > "$log" 2>&1
+  rc=$?
+  printf '%s\t%s\trc=%s\tok=%s\tnot_ok=%s\t%s\n' "$tool" "$name" "$rc" \
+    "$(grep -c '^ok ' "$log")" "$(grep -c '^not ok ' "$log")" \
+    "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|Internal Sanitizer' "$log" | tail -1)"
+}
+export -f run_one
+export out limit
+
+list | awk -F'\t' -v re="${SANITIZE_ONLY:-.}" '$2 ~ re' | tr '\t' '\034' |
+  xargs -d '\n' -P "$jobs" -n 1 bash -c 'IFS=$'"'\\034'"' read -r a b c <<< "$1"; run_one "$a" "$b" "$c"' _ |
+  sort | tee "$out/summary.txt"
