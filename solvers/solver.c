@@ -213,9 +213,20 @@ sps_status sps_solver_download_history(sps_solver *s, const double *dev, int it)
   return SPS_SUCCESS;
 }
 
+/*
+ * A work vector is zeroed once when it is allocated (setup only): a batch of iterations
+ * issued as one CUDA graph runs its SpMVs even after a breakdown earlier in the batch has
+ * stopped the steps that fill their inputs (the results are discarded), and those inputs
+ * must then hold defined values (compute-sanitizer's initcheck found BiCGSTAB's t = A s
+ * reading a never-written s after a breakdown in the first iteration).
+ */
 sps_status sps_solver_vec_alloc(sps_solver *s, double **v, const char *what)
 {
-  return s->ctx->be->malloc(s->ctx, (void **)v, (size_t)s->n * sizeof(double), what);
+  sps_context *ctx = s->ctx;
+  SPS_CHECK(ctx->be->malloc(ctx, (void **)v, (size_t)s->n * sizeof(double), what));
+  const sps_status st = ctx->be->fill(ctx, s->n, 0.0, *v);
+  if (st) sps_solver_vec_free(s, v);
+  return st;
 }
 
 void sps_solver_vec_free(sps_solver *s, double **v)
