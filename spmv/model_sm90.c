@@ -6,15 +6,15 @@
  * From: sweep-holdout.tsv (device: NVIDIA H100 80GB HBM3 (CUDA device 0, sm_90); date: 2026-11-25T02:26:12Z)
  * From: sweep-shared.tsv (device: NVIDIA H100 80GB HBM3 (CUDA device 0, sm_90); date: 2026-11-25T02:26:09Z)
  * Trained on 277 matrices of the sets train; loss ratio, failure cost 10.0, depth at most 6, at least 3 matrices a leaf.
- * Candidates: csr-scalar, csr-vector-2, csr-vector-4, csr-vector-8, csr-vector-16, csr-vector-32, ell, merge, blockwise.
+ * Candidates: csr-scalar, csr-vector-2, csr-vector-4, csr-vector-8, csr-vector-16, csr-vector-32, ell, merge, blockwise, binned.
  * Features: rows, cols, nnz, density, mean_len, min_len, max_len, var_len, cv_len, empty_share, over32_share, over1024_share, long_blocks, long_rows, col_distance, windows_per_row.
  * Time of the choice over the best configuration (geometric mean, worst, matrices
  * slower than cuSPARSE), the model beside spsolve's rule, CUSP's rule, cuSPARSE:
  *   set         n                       model                        rule                        cusp                    cusparse
  *                   geomean  worst  >cusparse   geomean  worst  >cusparse   geomean  worst  >cusparse   geomean  worst  >cusparse
- *   train     277     1.105   2.18         69     1.240   2.60         90    3.968 1222.19        141     1.594   3.12          0
- *   holdout    57     1.148   2.19         14     1.276   2.63         16     2.989 260.18         24     1.682   3.47          0
- *   shared     19     1.049   1.21          0     1.302   2.61          1     1.568  12.71          5     2.162   3.24          0
+ *   train     277     1.075   1.88         52     1.240   2.60         90    3.968 1222.19        141     1.594   3.12          0
+ *   holdout    57     1.118   1.95         11     1.276   2.63         16     2.989 260.18         24     1.682   3.47          0
+ *   shared     19     1.035   1.21          0     1.302   2.61          1     1.568  12.71          5     2.162   3.24          0
  */
 #include "spmv_internal.h"
 
@@ -22,127 +22,127 @@ void sps_spmv_model_sm90(const sps_matrix_stats *s, sps_spmv_choice *out);
 
 void sps_spmv_model_sm90(const sps_matrix_stats *s, sps_spmv_choice *out)
 {
-  if (s->cv_len <= 0.383632) {
-    if (s->density <= 0.000343291) {
-      if (s->rows <= 71637.0) {
-        if (s->col_distance <= 5.044585e-05) {
-          static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 2}, {SPS_SPMV_CSR_VECTOR, 4}, {SPS_SPMV_CSR_SCALAR, 0}, {SPS_SPMV_ELL, 0}};
-          sps_spmv_model_leaf(out, r, 4, "cv_len<=0.3836, density<=0.0003433, rows<=7.164e+04, col_distance<=5.045e-05");
-          return;
+  if (s->max_len <= 64.5) {
+    if (s->rows <= 71637.0) {
+      if (s->rows <= 13251.0) {
+        if (s->max_len <= 9.5) {
+          if (s->max_len <= 4.5) {
+            static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 4}, {SPS_SPMV_CSR_VECTOR, 8}, {SPS_SPMV_CSR_VECTOR, 2}, {SPS_SPMV_CSR_VECTOR, 16}};
+            sps_spmv_model_leaf(out, r, 4, "max_len<=64.5, rows<=7.164e+04, rows<=1.325e+04, max_len<=9.5, max_len<=4.5");
+            return;
+          } else {
+            static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 8}, {SPS_SPMV_CSR_VECTOR, 16}, {SPS_SPMV_CSR_VECTOR, 4}, {SPS_SPMV_CSR_VECTOR, 32}};
+            sps_spmv_model_leaf(out, r, 4, "max_len<=64.5, rows<=7.164e+04, rows<=1.325e+04, max_len<=9.5, max_len>4.5");
+            return;
+          }
         } else {
-          if (s->rows <= 8719.5) {
-            static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 8}, {SPS_SPMV_CSR_VECTOR, 16}, {SPS_SPMV_CSR_VECTOR, 32}, {SPS_SPMV_CSR_VECTOR, 4}};
-            sps_spmv_model_leaf(out, r, 4, "cv_len<=0.3836, density<=0.0003433, rows<=7.164e+04, col_distance>5.045e-05, rows<=8720");
+          if (s->density <= 0.009228054999999999) {
+            if (s->nnz <= 15416.5) {
+              static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 32}, {SPS_SPMV_CSR_VECTOR, 16}, {SPS_SPMV_CSR_VECTOR, 8}, {SPS_SPMV_BLOCKWISE, 0}};
+              sps_spmv_model_leaf(out, r, 4, "max_len<=64.5, rows<=7.164e+04, rows<=1.325e+04, max_len>9.5, density<=0.009228, nnz<=1.542e+04");
+              return;
+            } else {
+              static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 16}, {SPS_SPMV_CSR_VECTOR, 32}, {SPS_SPMV_CSR_VECTOR, 8}, {SPS_SPMV_CSR_VECTOR, 4}};
+              sps_spmv_model_leaf(out, r, 4, "max_len<=64.5, rows<=7.164e+04, rows<=1.325e+04, max_len>9.5, density<=0.009228, nnz>1.542e+04");
+              return;
+            }
+          } else {
+            static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 32}, {SPS_SPMV_CSR_VECTOR, 16}, {SPS_SPMV_CSR_VECTOR, 8}, {SPS_SPMV_BLOCKWISE, 0}};
+            sps_spmv_model_leaf(out, r, 4, "max_len<=64.5, rows<=7.164e+04, rows<=1.325e+04, max_len>9.5, density>0.009228");
+            return;
+          }
+        }
+      } else {
+        if (s->min_len <= 16.5) {
+          if (s->col_distance <= 5.044585e-05) {
+            static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 2}, {SPS_SPMV_CSR_VECTOR, 4}, {SPS_SPMV_CSR_SCALAR, 0}, {SPS_SPMV_ELL, 0}};
+            sps_spmv_model_leaf(out, r, 4, "max_len<=64.5, rows<=7.164e+04, rows>1.325e+04, min_len<=16.5, col_distance<=5.045e-05");
             return;
           } else {
             if (s->min_len <= 2.5) {
               static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 2}, {SPS_SPMV_CSR_VECTOR, 4}, {SPS_SPMV_CSR_SCALAR, 0}, {SPS_SPMV_ELL, 0}};
-              sps_spmv_model_leaf(out, r, 4, "cv_len<=0.3836, density<=0.0003433, rows<=7.164e+04, col_distance>5.045e-05, rows>8720, min_len<=2.5");
+              sps_spmv_model_leaf(out, r, 4, "max_len<=64.5, rows<=7.164e+04, rows>1.325e+04, min_len<=16.5, col_distance>5.045e-05, min_len<=2.5");
               return;
             } else {
               static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 4}, {SPS_SPMV_CSR_VECTOR, 2}, {SPS_SPMV_CSR_SCALAR, 0}, {SPS_SPMV_CSR_VECTOR, 8}};
-              sps_spmv_model_leaf(out, r, 4, "cv_len<=0.3836, density<=0.0003433, rows<=7.164e+04, col_distance>5.045e-05, rows>8720, min_len>2.5");
-              return;
-            }
-          }
-        }
-      } else {
-        if (s->col_distance <= 0.4935715) {
-          if (s->rows <= 112500.0) {
-            static const sps_spmv_config r[] = {{SPS_SPMV_CSR_SCALAR, 0}, {SPS_SPMV_CSR_VECTOR, 2}, {SPS_SPMV_ELL, 0}, {SPS_SPMV_BLOCKWISE, 0}};
-            sps_spmv_model_leaf(out, r, 4, "cv_len<=0.3836, density<=0.0003433, rows>7.164e+04, col_distance<=0.4936, rows<=1.125e+05");
-            return;
-          } else {
-            if (s->max_len <= 32.5) {
-              static const sps_spmv_config r[] = {{SPS_SPMV_ELL, 0}, {SPS_SPMV_CSR_VECTOR, 2}, {SPS_SPMV_CSR_SCALAR, 0}, {SPS_SPMV_CSR_VECTOR, 4}};
-              sps_spmv_model_leaf(out, r, 4, "cv_len<=0.3836, density<=0.0003433, rows>7.164e+04, col_distance<=0.4936, rows>1.125e+05, max_len<=32.5");
-              return;
-            } else {
-              static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 16}, {SPS_SPMV_CSR_VECTOR, 8}, {SPS_SPMV_ELL, 0}, {SPS_SPMV_CSR_VECTOR, 32}};
-              sps_spmv_model_leaf(out, r, 4, "cv_len<=0.3836, density<=0.0003433, rows>7.164e+04, col_distance<=0.4936, rows>1.125e+05, max_len>32.5");
+              sps_spmv_model_leaf(out, r, 4, "max_len<=64.5, rows<=7.164e+04, rows>1.325e+04, min_len<=16.5, col_distance>5.045e-05, min_len>2.5");
               return;
             }
           }
         } else {
-          static const sps_spmv_config r[] = {{SPS_SPMV_CSR_SCALAR, 0}, {SPS_SPMV_CSR_VECTOR, 2}, {SPS_SPMV_ELL, 0}, {SPS_SPMV_BLOCKWISE, 0}};
-          sps_spmv_model_leaf(out, r, 4, "cv_len<=0.3836, density<=0.0003433, rows>7.164e+04, col_distance>0.4936");
-          return;
+          if (s->col_distance <= 0.3181495) {
+            static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 8}, {SPS_SPMV_CSR_VECTOR, 4}, {SPS_SPMV_CSR_VECTOR, 16}, {SPS_SPMV_CSR_VECTOR, 2}};
+            sps_spmv_model_leaf(out, r, 4, "max_len<=64.5, rows<=7.164e+04, rows>1.325e+04, min_len>16.5, col_distance<=0.3181");
+            return;
+          } else {
+            static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 32}, {SPS_SPMV_CSR_VECTOR, 8}, {SPS_SPMV_CSR_VECTOR, 16}, {SPS_SPMV_CSR_VECTOR, 4}};
+            sps_spmv_model_leaf(out, r, 4, "max_len<=64.5, rows<=7.164e+04, rows>1.325e+04, min_len>16.5, col_distance>0.3181");
+            return;
+          }
         }
       }
     } else {
-      if (s->density <= 0.004888675) {
-        if (s->density <= 0.0009577475) {
-          if (s->rows <= 15000.0) {
-            if (s->max_len <= 6.5) {
-              static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 4}, {SPS_SPMV_CSR_VECTOR, 8}, {SPS_SPMV_CSR_VECTOR, 2}, {SPS_SPMV_CSR_VECTOR, 16}};
-              sps_spmv_model_leaf(out, r, 4, "cv_len<=0.3836, density>0.0003433, density<=0.004889, density<=0.0009577, rows<=1.5e+04, max_len<=6.5");
-              return;
-            } else {
-              static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 8}, {SPS_SPMV_CSR_VECTOR, 16}, {SPS_SPMV_CSR_VECTOR, 4}, {SPS_SPMV_BLOCKWISE, 0}};
-              sps_spmv_model_leaf(out, r, 4, "cv_len<=0.3836, density>0.0003433, density<=0.004889, density<=0.0009577, rows<=1.5e+04, max_len>6.5");
-              return;
-            }
-          } else {
-            if (s->min_len <= 18.5) {
-              static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 4}, {SPS_SPMV_CSR_VECTOR, 8}, {SPS_SPMV_CSR_VECTOR, 2}, {SPS_SPMV_CSR_SCALAR, 0}};
-              sps_spmv_model_leaf(out, r, 4, "cv_len<=0.3836, density>0.0003433, density<=0.004889, density<=0.0009577, rows>1.5e+04, min_len<=18.5");
-              return;
-            } else {
-              static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 8}, {SPS_SPMV_CSR_VECTOR, 4}, {SPS_SPMV_CSR_VECTOR, 16}, {SPS_SPMV_CSR_VECTOR, 2}};
-              sps_spmv_model_leaf(out, r, 4, "cv_len<=0.3836, density>0.0003433, density<=0.004889, density<=0.0009577, rows>1.5e+04, min_len>18.5");
-              return;
-            }
-          }
-        } else {
-          if (s->var_len <= 0.6731404999999999) {
-            if (s->windows_per_row <= 1.64675) {
-              static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 16}, {SPS_SPMV_CSR_VECTOR, 8}, {SPS_SPMV_CSR_VECTOR, 4}, {SPS_SPMV_CSR_VECTOR, 32}};
-              sps_spmv_model_leaf(out, r, 4, "cv_len<=0.3836, density>0.0003433, density<=0.004889, density>0.0009577, var_len<=0.6731, windows_per_row<=1.647");
-              return;
-            } else {
-              static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 8}, {SPS_SPMV_CSR_VECTOR, 16}, {SPS_SPMV_CSR_VECTOR, 4}, {SPS_SPMV_CSR_VECTOR, 32}};
-              sps_spmv_model_leaf(out, r, 4, "cv_len<=0.3836, density>0.0003433, density<=0.004889, density>0.0009577, var_len<=0.6731, windows_per_row>1.647");
-              return;
-            }
-          } else {
-            static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 16}, {SPS_SPMV_CSR_VECTOR, 8}, {SPS_SPMV_CSR_VECTOR, 32}, {SPS_SPMV_CSR_VECTOR, 4}};
-            sps_spmv_model_leaf(out, r, 4, "cv_len<=0.3836, density>0.0003433, density<=0.004889, density>0.0009577, var_len>0.6731");
-            return;
-          }
-        }
-      } else {
-        if (s->windows_per_row <= 2.242) {
-          static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 16}, {SPS_SPMV_CSR_VECTOR, 32}, {SPS_SPMV_CSR_VECTOR, 8}, {SPS_SPMV_BLOCKWISE, 0}};
-          sps_spmv_model_leaf(out, r, 4, "cv_len<=0.3836, density>0.0003433, density>0.004889, windows_per_row<=2.242");
+      if (s->col_distance <= 0.4935715) {
+        if (s->rows <= 112500.0) {
+          static const sps_spmv_config r[] = {{SPS_SPMV_CSR_SCALAR, 0}, {SPS_SPMV_CSR_VECTOR, 2}, {SPS_SPMV_ELL, 0}, {SPS_SPMV_BLOCKWISE, 0}};
+          sps_spmv_model_leaf(out, r, 4, "max_len<=64.5, rows>7.164e+04, col_distance<=0.4936, rows<=1.125e+05");
           return;
         } else {
-          if (s->mean_len <= 17.92625) {
-            static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 16}, {SPS_SPMV_CSR_VECTOR, 32}, {SPS_SPMV_CSR_VECTOR, 8}, {SPS_SPMV_CSR_VECTOR, 4}};
-            sps_spmv_model_leaf(out, r, 4, "cv_len<=0.3836, density>0.0003433, density>0.004889, windows_per_row>2.242, mean_len<=17.93");
-            return;
-          } else {
-            static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 32}, {SPS_SPMV_CSR_VECTOR, 16}, {SPS_SPMV_CSR_VECTOR, 8}, {SPS_SPMV_BLOCKWISE, 0}};
-            sps_spmv_model_leaf(out, r, 4, "cv_len<=0.3836, density>0.0003433, density>0.004889, windows_per_row>2.242, mean_len>17.93");
-            return;
-          }
+          static const sps_spmv_config r[] = {{SPS_SPMV_ELL, 0}, {SPS_SPMV_CSR_VECTOR, 4}, {SPS_SPMV_CSR_VECTOR, 2}, {SPS_SPMV_CSR_SCALAR, 0}};
+          sps_spmv_model_leaf(out, r, 4, "max_len<=64.5, rows>7.164e+04, col_distance<=0.4936, rows>1.125e+05");
+          return;
         }
+      } else {
+        static const sps_spmv_config r[] = {{SPS_SPMV_CSR_SCALAR, 0}, {SPS_SPMV_CSR_VECTOR, 2}, {SPS_SPMV_ELL, 0}, {SPS_SPMV_BLOCKWISE, 0}};
+        sps_spmv_model_leaf(out, r, 4, "max_len<=64.5, rows>7.164e+04, col_distance>0.4936");
+        return;
       }
     }
   } else {
-    if (s->cv_len <= 1.54299) {
-      if (s->rows <= 2491.0) {
-        static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 32}, {SPS_SPMV_CSR_VECTOR, 16}, {SPS_SPMV_BLOCKWISE, 0}, {SPS_SPMV_CSR_VECTOR, 8}};
-        sps_spmv_model_leaf(out, r, 4, "cv_len>0.3836, cv_len<=1.543, rows<=2491");
+    if (s->nnz <= 176354.5) {
+      if (s->cv_len <= 1.54299) {
+        static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 32}, {SPS_SPMV_BLOCKWISE, 0}, {SPS_SPMV_CSR_VECTOR, 16}, {SPS_SPMV_BINNED, 0}};
+        sps_spmv_model_leaf(out, r, 4, "max_len>64.5, nnz<=1.764e+05, cv_len<=1.543");
         return;
       } else {
-        static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 16}, {SPS_SPMV_CSR_VECTOR, 8}, {SPS_SPMV_CSR_VECTOR, 32}, {SPS_SPMV_CSR_VECTOR, 4}};
-        sps_spmv_model_leaf(out, r, 4, "cv_len>0.3836, cv_len<=1.543, rows>2491");
-        return;
+        if (s->cv_len <= 10.186520000000002) {
+          static const sps_spmv_config r[] = {{SPS_SPMV_BLOCKWISE, 0}, {SPS_SPMV_BINNED, 0}, {SPS_SPMV_MERGE, 0}, {SPS_SPMV_CSR_VECTOR, 32}};
+          sps_spmv_model_leaf(out, r, 4, "max_len>64.5, nnz<=1.764e+05, cv_len>1.543, cv_len<=10.19");
+          return;
+        } else {
+          static const sps_spmv_config r[] = {{SPS_SPMV_BINNED, 0}, {SPS_SPMV_BLOCKWISE, 0}, {SPS_SPMV_MERGE, 0}, {SPS_SPMV_ELL, 0}};
+          sps_spmv_model_leaf(out, r, 4, "max_len>64.5, nnz<=1.764e+05, cv_len>1.543, cv_len>10.19");
+          return;
+        }
       }
     } else {
-      static const sps_spmv_config r[] = {{SPS_SPMV_BLOCKWISE, 0}, {SPS_SPMV_MERGE, 0}, {SPS_SPMV_ELL, 0}, {SPS_SPMV_CSR_VECTOR, 32}};
-      sps_spmv_model_leaf(out, r, 4, "cv_len>0.3836, cv_len>1.543");
-      return;
+      if (s->over32_share <= 0.58655) {
+        if (s->over1024_share <= 3.6e-05) {
+          if (s->long_blocks <= 71.5) {
+            static const sps_spmv_config r[] = {{SPS_SPMV_BINNED, 0}, {SPS_SPMV_BLOCKWISE, 0}, {SPS_SPMV_MERGE, 0}, {SPS_SPMV_ELL, 0}};
+            sps_spmv_model_leaf(out, r, 4, "max_len>64.5, nnz>1.764e+05, over32_share<=0.5866, over1024_share<=3.6e-05, long_blocks<=71.5");
+            return;
+          } else {
+            static const sps_spmv_config r[] = {{SPS_SPMV_BLOCKWISE, 0}, {SPS_SPMV_BINNED, 0}, {SPS_SPMV_MERGE, 0}, {SPS_SPMV_ELL, 0}};
+            sps_spmv_model_leaf(out, r, 4, "max_len>64.5, nnz>1.764e+05, over32_share<=0.5866, over1024_share<=3.6e-05, long_blocks>71.5");
+            return;
+          }
+        } else {
+          static const sps_spmv_config r[] = {{SPS_SPMV_BINNED, 0}, {SPS_SPMV_BLOCKWISE, 0}, {SPS_SPMV_MERGE, 0}, {SPS_SPMV_ELL, 0}};
+          sps_spmv_model_leaf(out, r, 4, "max_len>64.5, nnz>1.764e+05, over32_share<=0.5866, over1024_share>3.6e-05");
+          return;
+        }
+      } else {
+        if (s->density <= 0.004541989999999999) {
+          static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 16}, {SPS_SPMV_CSR_VECTOR, 8}, {SPS_SPMV_CSR_VECTOR, 32}, {SPS_SPMV_CSR_VECTOR, 4}};
+          sps_spmv_model_leaf(out, r, 4, "max_len>64.5, nnz>1.764e+05, over32_share>0.5866, density<=0.004542");
+          return;
+        } else {
+          static const sps_spmv_config r[] = {{SPS_SPMV_CSR_VECTOR, 32}, {SPS_SPMV_BINNED, 0}, {SPS_SPMV_CSR_VECTOR, 16}, {SPS_SPMV_CSR_VECTOR, 8}};
+          sps_spmv_model_leaf(out, r, 4, "max_len>64.5, nnz>1.764e+05, over32_share>0.5866, density>0.004542");
+          return;
+        }
+      }
     }
   }
 }

@@ -51,11 +51,6 @@ int sps_spmv_config_fits(const sps_matrix_stats *s, sps_spmv_config c, char *why
   /* AUTO keeps csr-scalar's bits (doc/design.md): the CPU and the GPU then make the same
    * decisions in the solvers, and GMRES may fuse its cycle. */
   const sps_spmv_variant *v = sps_spmv_variant_get(c.kind);
-  if (c.kind == SPS_SPMV_BINNED) {
-    /* Not until compute-sanitizer's racecheck passes on it (spmv/cuda/binned.cu). */
-    snprintf(why, len, "binned is not chosen automatically yet");
-    return 0;
-  }
   if (v && !v->rounds_like_csr) {
     snprintf(why, len, "%s does not round like csr-scalar", sps_spmv_kind_name(c.kind));
     return 0;

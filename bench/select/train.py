@@ -16,7 +16,7 @@ lowers that total; so a mistake counts by the time it costs, and a near-tie cost
 Each leaf also ranks the configurations by that cost, best first: the library falls back along
 this ranking when the first one cannot run on a matrix. The model chooses among --candidates
 only (default: the variants that give csr-scalar's bits, the only ones AUTO runs: csr-scalar,
-csr-vector, ell, merge, blockwise; binned once racecheck passes on it); the best of all timed configurations, coo, hyb and cuSPARSE
+csr-vector, ell, merge, blockwise, binned); the best of all timed configurations, coo, hyb and cuSPARSE
 included, stays the reference of every ratio.
 
 The rows of the sets given by --train-sets (default: train) train the tree; the metrics are
@@ -40,8 +40,7 @@ STATS = ["rows", "cols", "nnz", "density", "mean_len", "min_len", "max_len", "va
 NOT_IN_AUTO = ("short_blocks",)
 # The variants AUTO may run (spmv/select.c, sps_spmv_config_fits): those that give csr-scalar's
 # bits; coo, hyb and cusparse sum in another order.
-# binned is left out until compute-sanitizer's racecheck passes on it (spmv/cuda/binned.cu).
-CANDIDATES = ("csr-scalar", "csr-vector", "ell", "merge", "blockwise")
+CANDIDATES = ("csr-scalar", "csr-vector", "ell", "merge", "blockwise", "binned")
 ENUM = {"csr-scalar": "SPS_SPMV_CSR_SCALAR", "csr-vector": "SPS_SPMV_CSR_VECTOR",
         "ell": "SPS_SPMV_ELL", "coo": "SPS_SPMV_COO", "hyb": "SPS_SPMV_HYB",
         "merge": "SPS_SPMV_MERGE", "blockwise": "SPS_SPMV_BLOCKWISE", "binned": "SPS_SPMV_BINNED",
