@@ -49,17 +49,13 @@
  * against cuSPARSE 28; on powerlaw:1000000:1.8 428 against 393. So it beats blockwise on
  * the heavy-tailed matrices but not cuSPARSE: the estimate misses by half, not yet explained
  * (a profile of the three block kinds is the next step).
- * compute-sanitizer's racecheck (H100, 2026-11-25, runs 10 and 11 in bench/results/2026-11-25-H100/)
- * reported write-after-read hazards on tests/kernels/spmv_binned_gpu while the warp totals
- * sat at the end of the shared struct: reads at line "warp_total[w]" against thread 255's
- * write of delta[1023] (the 4 bytes just before the totals; -1, a skipped row), although the
- * PTX loads only the totals' own addresses (one u32, three v2.u32, one u32) and results
- * match the CPU reference bit for bit. With the totals first in the struct (16-byte aligned,
- * padded to 64 bytes) racecheck is clean on the same test, as it is with a barrier between
- * the totals' reads and the delta writes; this layout costs nothing, so it is kept. Why the
- * tool saw the old layout's reads at delta[1023] is not known (the SASS is the next place to
- * look). AUTO and TUNE still never choose binned (the choice model was trained without
- * it); it runs when named (--spmv binned).
+ * The warp totals sit first in the shared struct, 16-byte aligned. At the end of it (offset
+ * 4 mod 16, after delta), ptxas read the eight totals with two LDS.128 starting 4 bytes early
+ * (the SASS of the int32 kernel: LDS.128 [sm+0x6800], delta[1023] and totals 0..2), and
+ * compute-sanitizer's racecheck reported that over-read against thread 255's write of
+ * delta[1023] (runs 10 and 11, bench/results/2026-11-25-H100/compute-sanitizer-run10-11-H100.txt):
+ * benign, the 4 bytes unused, but a tool-visible hazard. Aligned at the front, the loads
+ * cover the totals only and racecheck is clean (run 11).
  * Where it loses: even matrices of short rows (csr-scalar and blockwise's stream blocks do
  * without the scan and the owner map, one or two barriers less per block), and even rows of
  * 33..64 entries (a warp per row leaves up to half its lanes idle on the last step; csr-vector
