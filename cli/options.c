@@ -27,6 +27,7 @@ typedef enum opt_id {
   OPT_MAXIT,
   OPT_RESTART,
   OPT_FLEXIBLE,
+  OPT_GMRES_FUSED,
   OPT_DEVICE,
   OPT_SPMV,
   OPT_TPR,
@@ -65,6 +66,7 @@ static const opt_spec option_table[] = {
     {"maxit", 0, ARG_REQUIRED, OPT_MAXIT},
     {"restart", 0, ARG_REQUIRED, OPT_RESTART},
     {"flexible", 0, ARG_NONE, OPT_FLEXIBLE},
+    {"gmres-fused", 0, ARG_NONE, OPT_GMRES_FUSED},
     {"device", 0, ARG_REQUIRED, OPT_DEVICE},
     {"spmv", 0, ARG_REQUIRED, OPT_SPMV},
     {"spmv-threads-per-row", 0, ARG_REQUIRED, OPT_TPR},
@@ -123,6 +125,11 @@ void cli_print_help(void)
         "  --flexible            flexible GMRES: keep the preconditioned vector of every\n"
         "                        inner iteration and update x with them (n*M more doubles);\n"
         "                        for preconditioners that change between iterations\n"
+        "  --gmres-fused         GMRES without a preconditioner on a GPU of compute\n"
+        "                        capability 9.0 or later, n <= 16384, restart <= 64: each\n"
+        "                        batch of inner iterations as one kernel in one thread-block\n"
+        "                        cluster, with the same bits (ignored elsewhere; off by\n"
+        "                        default, faster on some small matrices, slower on others)\n"
         "\n"
         "Device and kernel:\n"
         "  --device auto|cpu|cuda|cuda:N\n"
@@ -477,6 +484,9 @@ static int apply_option(const opt_spec *spec, const char *val, cli_options *opt,
     return parse_int(name, val, 1, &opt->restart);
   case OPT_FLEXIBLE:
     opt->flexible = 1;
+    return 0;
+  case OPT_GMRES_FUSED:
+    opt->gmres_fused = 1;
     return 0;
   case OPT_DEVICE:
     return parse_device(val, opt);

@@ -67,6 +67,7 @@ typedef struct cli_options {
   double dtol; /* --dtol: divergence tolerance, >= 1 or +Inf */
   int maxit, restart;
   int flexible; /* --flexible: flexible GMRES */
+  int gmres_fused; /* --gmres-fused: GMRES's fused cluster cycle */
   sps_device_kind device;
   int device_index;
   sps_spmv_kind spmv;

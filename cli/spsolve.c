@@ -264,6 +264,7 @@ static int run_solver(cli_state *s, const cli_options *opt, cli_report *r)
       (st = sps_solver_set_max_iterations(sv, opt->maxit)) != SPS_SUCCESS ||
       (st = sps_solver_set_restart(sv, opt->restart)) != SPS_SUCCESS ||
       (st = sps_solver_set_flexible(sv, opt->flexible)) != SPS_SUCCESS ||
+      (st = sps_solver_set_gmres_fused(sv, opt->gmres_fused)) != SPS_SUCCESS ||
       (st = sps_solver_set_precond(sv, opt->precond)) != SPS_SUCCESS ||
       (st = set_precond_params(sv, opt)) != SPS_SUCCESS ||
       (st = sps_solver_set_spmv(sv, opt->spmv, opt->threads_per_row)) != SPS_SUCCESS ||

@@ -35,6 +35,7 @@ list() {
       tests/kernels/spmv_binned_gpu; do
       [ -x "$p" ] && printf '%s\t%s\t%s\n' "$t" "${p##*/}" "$p"
     done
+    printf '%s\tcli-gmres-fused\t./spsolve --device cuda --solver gmres --precond none --gmres-fused --maxit 8 --restart 4 -q tests/data/orsreg_1.mtx.gz\n' "$t"
     for r in $cli_runs; do
       s=${r%%:*} pc=${r#*:}
       m=tests/data/orsreg_1.mtx.gz

@@ -21,6 +21,8 @@ expect_rc 2 "--restart 0" --restart 0 "$nos3"
 expect_rc 2 "value given to --flexible" --flexible=yes "$nos3"
 expect_rc 0 "orsreg_1 with flexible Jacobi-GMRES converges" --device cpu --solver gmres --flexible --precond jacobi "$(matrix orsreg_1)"
 check "the report says gmres(30), flexible" out_has "gmres(30), flexible"
+expect_rc 2 "value given to --gmres-fused" --gmres-fused=yes "$nos3"
+expect_rc 0 "orsreg_1 with --gmres-fused converges (the fused cycle on a GPU that has it)" --solver gmres --precond none --gmres-fused "$(matrix orsreg_1)"
 expect_rc 2 "--seed negative" --seed -3 "$nos3"
 expect_rc 2 "--rtol 0 --atol 0" --rtol 0 --atol 0 "$nos3"
 expect_rc 2 "option missing its value" "$nos3" --rtol

@@ -18,7 +18,7 @@ else
   not_ok "--help and spsolve(1) name different options (< help, > man)"
   diff "$tmp/help-opts" "$tmp/man-opts" | diag
 fi
-for o in solver precond rtol atol maxit restart flexible device spmv spmv-threads-per-row list-spmv rhs \
+for o in solver precond rtol atol maxit restart flexible gmres-fused device spmv spmv-threads-per-row list-spmv rhs \
   seed output monitor history json quiet verbose help version; do
   check "--help mentions --$o" grep -F -e "--$o" "$tmp/help"
 done
