@@ -1,0 +1,516 @@
+/* spgemm.cu: the kernels of the GPU sparse product C = A B (row-wise hash SpGEMM, two phases), which builds the Galerkin operators of algebraic multigrid.
+ *
+ * The math (precond/ref/kernels.h, sps_ref_spgemm_count/fill): row i of C is the sum over
+ * the entries a_ik of row i of A of a_ik * (row k of B). Each c_ij is the compensated sum
+ * (core/compensated_sum.h) of the rounded products a_ik * b_kj; the CPU reference adds them
+ * in the order it meets them, the kernels here in the order the atomics happen to run. A
+ * compensated sum rounded once does not depend on the order bar rare ties, so C has the
+ * reference's bits. Every structural product makes an entry, zero or not; the columns of a
+ * row come out in ascending order. The host side (precond/spgemm.c) runs:
+ *   1. bin (count):  key_i = min(sum over a_ik of nnz(B_k), n), an upper bound of the row's
+ *                    length; each row goes to the bin of its key;
+ *   2. count:        per bin, the number of distinct columns of each row, into crp[i];
+ *   3. scan:         exclusive prefix sum of crp (CUB), C's row offsets; nnz(C) = crp[m];
+ *   4. bin (fill):   key_i = the row's exact length;
+ *   5. fill:         per bin, the columns and the values, sorted, into C.
+ * This is the hash SpGEMM of Nagasaka, Matsuoka, Azad and Buluc (ICPP 2017; Parallel
+ * Computing 90, 2019): row binning by the number of products, hash tables in shared memory
+ * sized for the bin, a global-memory fallback for the longest rows, and a count phase that
+ * gives the exact size of C before it is allocated.
+ *
+ * Bins (b, key at most, table slots, threads a row = G, rows a block = R, lanes on a B row = W):
+ *   1: 16, 32, 4, 32, 1     4: 128, 256, 32, 4, 4    7: 1024, 2048, 256, 1, 16
+ *   2: 32, 64, 8, 16, 1     5: 256, 512, 64, 2, 8    8: 2048, 4096, 512, 1, 32
+ *   3: 64, 128, 16, 8, 2    6: 512, 1024, 128, 1, 8  9: 4096, 8192, 1024, 1, 32
+ *  10: longer rows: a thread block of 512 a row, a dense accumulator of n columns in global
+ *      memory per block (flags stamped with the row's number, so nothing is cleared between
+ *      rows), columns collected in order by a block-wide scan over [min j, max j] of the row.
+ * A table holds at most half its slots (the key bounds the row's length), so linear probing
+ * stays short; the hash is j * 107 mod the table size (Nagasaka et al.).
+ *
+ * Thread-to-data map (bins 1 to 9): a group of G consecutive threads owns one row of C and
+ * its table. The group splits into G / W subgroups of W lanes; subgroup s takes the entries
+ * a_ik of row i numbered s, s + G/W, ..., and its W lanes walk row k of B with stride W.
+ * Small bins use W = 1 (a lane a product row: AMG's prolongators have one entry a row, so
+ * walking them by lanes would leave lanes idle), large bins W = 4 to 32 (long B rows read
+ * coalesced). Count phase: the table holds columns (inserted by atomicCAS); the row's length
+ * is the number of full slots. Fill phase: the table holds the column and its sum (hi, lo);
+ * a product t is added as old = atomicAdd(&hi, t) (rounded to nearest, as the C addition),
+ * then the exact error of old + t (Knuth's TwoSum, computed by the lane from old, t and the
+ * sum the atomic made) is added to lo by atomicAdd: hi is the plain sum of the terms, lo
+ * the sum of the errors, which is the reference's compensated sum with its terms in another
+ * order. Then each lane takes 8 slots of its table (TABLE = 8 G in every bin) and ranks their
+ * columns against the whole table (the group reads the same key at once: a broadcast; the
+ * tables' key arrays are padded by one word so the groups of a warp hit different banks),
+ * and writes column and fl(hi + lo) at crp[i] + rank.
+ *
+ * Memory access: A's and B's entries are read once a product (through L1/L2: the rows of B
+ * that neighbouring rows of A share are reused there), C is written once, scattered within a
+ * row. Shared memory: count 4 bytes a slot, fill 20 (keys, hi, lo): 20 KB a block up to bin
+ * 6, 40, 80 and 160 KB in bins 7 to 9 (dynamic shared memory beyond 48 KB).
+ * Where it wins and loses: it wins on the short, similar rows of AMG products (A P, P^T A P,
+ * A A of meshes): one product costs a hash probe and two shared-memory atomics, no sort
+ * network, and C is allocated once at its exact size. It loses where many products fall on
+ * the same column (shared-memory atomics on one slot serialise: a dense row times a dense
+ * column), on the ranking of long rows (8 TABLE comparisons a lane, quadratic in the row),
+ * and on rows longer than 4096 columns, which go to global memory and scan their column span.
+ */
+#include <climits>
+#include <cstdint>
+
+#include <cub/block/block_scan.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cuda_runtime.h>
+
+#include "../../core/compensated_sum.h"
+#include "launchers.h"
+
+namespace
+{
+
+constexpr int32_t kEmpty = INT32_MAX; /* an empty slot; larger than every column */
+constexpr int kBinThreads = 256;      /* the binning kernels */
+constexpr int kDenseThreads = 512;    /* the dense bin */
+constexpr int kSlotsPerLane = 8;      /* TABLE / G in every shared-memory bin */
+
+/* The bin of a key: 0 for 0, b for keys in (8 << (b - 1), 16 << (b - 1)], 10 beyond 4096. */
+__device__ __host__ inline int bin_of(int64_t key)
+{
+  if (key <= 0) return 0;
+  int b = 1;
+  int64_t cap = 16;
+  while (b < SPS_SPGEMM_DENSE_BIN && key > cap) {
+    b++;
+    cap *= 2;
+  }
+  return b;
+}
+
+/* Rows per block of the binning kernels: each thread one row; per-bin totals are gathered in
+ * shared memory first, so the global counters take one atomic a block and bin. */
+__global__ void __launch_bounds__(kBinThreads)
+    bin_rows(int64_t m, int64_t n, int fill, const int64_t *__restrict__ arp,
+             const int32_t *__restrict__ aci, const int64_t *__restrict__ brp, int64_t *crp,
+             unsigned char *__restrict__ rowbin, unsigned long long *__restrict__ counters)
+{
+  __shared__ unsigned local[SPS_SPGEMM_BINS];
+  __shared__ unsigned long long local_max;
+  if (threadIdx.x < SPS_SPGEMM_BINS) local[threadIdx.x] = 0;
+  if (threadIdx.x == 0) local_max = 0;
+  __syncthreads();
+  const int64_t i = (int64_t)blockIdx.x * kBinThreads + threadIdx.x;
+  if (i < m) {
+    int64_t key;
+    if (fill) {
+      key = crp[i + 1] - crp[i];
+    } else {
+      /* The number of products of row i, an upper bound of its distinct columns. */
+      int64_t ub = 0;
+      for (int64_t p = arp[i]; p < arp[i + 1]; p++) {
+        const int32_t k = aci[p];
+        ub += brp[k + 1] - brp[k];
+      }
+      key = ub < n ? ub : n;
+    }
+    const int b = bin_of(key);
+    rowbin[i] = (unsigned char)b;
+    if (!fill && b == 0) crp[i] = 0;
+    atomicAdd(&local[b], 1u);
+    if (b == SPS_SPGEMM_DENSE_BIN) atomicMax(&local_max, (unsigned long long)key);
+  }
+  __syncthreads();
+  if (threadIdx.x < SPS_SPGEMM_BINS && local[threadIdx.x])
+    atomicAdd(&counters[threadIdx.x], (unsigned long long)local[threadIdx.x]);
+  if (threadIdx.x == 0 && local_max) atomicMax(&counters[SPS_SPGEMM_BINS], local_max);
+}
+
+__global__ void __launch_bounds__(kBinThreads)
+    scatter_rows(int64_t m, const unsigned char *__restrict__ rowbin, sps_cuda_spgemm_offsets first,
+                 unsigned long long *__restrict__ cursors, int32_t *__restrict__ rows)
+{
+  __shared__ unsigned local[SPS_SPGEMM_BINS];
+  __shared__ unsigned long long base[SPS_SPGEMM_BINS];
+  if (threadIdx.x < SPS_SPGEMM_BINS) local[threadIdx.x] = 0;
+  __syncthreads();
+  const int64_t i = (int64_t)blockIdx.x * kBinThreads + threadIdx.x;
+  int b = 0;
+  unsigned at = 0;
+  if (i < m) {
+    b = rowbin[i];
+    if (b) at = atomicAdd(&local[b], 1u);
+  }
+  __syncthreads();
+  if (threadIdx.x < SPS_SPGEMM_BINS && local[threadIdx.x])
+    base[threadIdx.x] = atomicAdd(&cursors[threadIdx.x], (unsigned long long)local[threadIdx.x]);
+  __syncthreads();
+  if (i < m && b) rows[first.first[b] + base[b] + at] = (int32_t)i;
+}
+
+/* Slot of column j in a table of TABLE slots, inserting it when absent. Slots only go from
+ * empty to a column, so a stale read of a full slot is never wrong, and a stale empty one is
+ * settled by the atomicCAS. */
+template <int TABLE> __device__ inline int table_slot(int32_t *tab, int32_t j)
+{
+  unsigned h = ((unsigned)j * 107u) & (TABLE - 1);
+  for (;;) {
+    int32_t cur = *(volatile int32_t *)&tab[h];
+    if (cur == kEmpty) cur = atomicCAS(&tab[h], kEmpty, j);
+    if (cur == kEmpty || cur == j) return (int)h;
+    h = (h + 1) & (TABLE - 1);
+  }
+}
+
+/* Count phase, bins 1 to 9: a group of G threads a row, its table in shared memory. */
+template <int TABLE, int G, int W, int THREADS>
+__global__ void __launch_bounds__(THREADS)
+    count_rows(int64_t nrows, const int32_t *__restrict__ rows, const int64_t *__restrict__ arp,
+               const int32_t *__restrict__ aci, const int64_t *__restrict__ brp,
+               const int32_t *__restrict__ bci, int64_t *__restrict__ cnt)
+{
+  constexpr int R = THREADS / G;
+  __shared__ int32_t keys[R * TABLE];
+  __shared__ int counter[R];
+  const int g = threadIdx.x / G, lane = threadIdx.x % G;
+  const int64_t r = (int64_t)blockIdx.x * R + g;
+  for (int t = threadIdx.x; t < R * TABLE; t += THREADS)
+    keys[t] = kEmpty;
+  if (threadIdx.x < R) counter[threadIdx.x] = 0;
+  __syncthreads();
+  if (r < nrows) {
+    int32_t *tab = keys + g * TABLE;
+    const int64_t i = rows[r];
+    const int sub = lane / W, w = lane % W;
+    for (int64_t p = arp[i] + sub; p < arp[i + 1]; p += G / W) {
+      const int32_t k = aci[p];
+      for (int64_t q = brp[k] + w; q < brp[k + 1]; q += W)
+        table_slot<TABLE>(tab, bci[q]);
+    }
+  }
+  __syncthreads();
+  /* The columns of the row: the full slots of its table. */
+  if (r < nrows) {
+    const int32_t *tab = keys + g * TABLE;
+    int full = 0;
+    for (int t = lane; t < TABLE; t += G)
+      full += tab[t] != kEmpty;
+    atomicAdd(&counter[g], full);
+  }
+  __syncthreads();
+  if (r < nrows && lane == 0) cnt[rows[r]] = counter[g];
+}
+
+/* Fill phase, bins 1 to 9: keys (padded by one word a table), hi and lo in dynamic shared
+ * memory; then each lane ranks its 8 slots against the table and writes them. */
+template <int TABLE, int G, int W, int THREADS>
+__global__ void __launch_bounds__(THREADS)
+    fill_rows(int64_t nrows, const int32_t *__restrict__ rows, const int64_t *__restrict__ arp,
+              const int32_t *__restrict__ aci, const double *__restrict__ av,
+              const int64_t *__restrict__ brp, const int32_t *__restrict__ bci,
+              const double *__restrict__ bv, const int64_t *__restrict__ crp,
+              int32_t *__restrict__ cci, double *__restrict__ cv)
+{
+  static_assert(TABLE == kSlotsPerLane * G, "each lane ranks kSlotsPerLane slots");
+  constexpr int R = THREADS / G;
+  constexpr int STRIDE = TABLE + 1; /* keys of consecutive tables in different banks */
+  extern __shared__ double smem[];
+  double *hi = smem, *lo = smem + R * TABLE;
+  int32_t *keys = (int32_t *)(smem + 2 * R * TABLE);
+  const int g = threadIdx.x / G, lane = threadIdx.x % G;
+  const int64_t r = (int64_t)blockIdx.x * R + g;
+  for (int t = threadIdx.x; t < R * TABLE; t += THREADS) {
+    hi[t] = 0.0;
+    lo[t] = 0.0;
+  }
+  for (int t = threadIdx.x; t < R * STRIDE; t += THREADS)
+    keys[t] = kEmpty;
+  __syncthreads();
+  int32_t *tab = keys + g * STRIDE;
+  double *thi = hi + g * TABLE, *tlo = lo + g * TABLE;
+  const int64_t i = r < nrows ? rows[r] : 0;
+  if (r < nrows) {
+    const int sub = lane / W, w = lane % W;
+    for (int64_t p = arp[i] + sub; p < arp[i + 1]; p += G / W) {
+      const int32_t k = aci[p];
+      const double a = av[p];
+      for (int64_t q = brp[k] + w; q < brp[k + 1]; q += W) {
+        const int s = table_slot<TABLE>(tab, bci[q]);
+        /* hi <- hi + t (atomic, rounded to nearest); lo <- lo + the exact error (TwoSum). */
+        const double t = a * bv[q];
+        const double old = atomicAdd(&thi[s], t);
+        const double sum = old + t;
+        const double t_in = sum - old;
+        const double hi_in = sum - t_in;
+        atomicAdd(&tlo[s], (old - hi_in) + (t - t_in));
+      }
+    }
+  }
+  __syncthreads();
+  if (r < nrows) {
+    int32_t mine[kSlotsPerLane];
+    int rank[kSlotsPerLane];
+#pragma unroll
+    for (int u = 0; u < kSlotsPerLane; u++) {
+      mine[u] = tab[lane + u * G];
+      rank[u] = 0;
+    }
+    for (int t = 0; t < TABLE; t++) {
+      const int32_t other = tab[t];
+#pragma unroll
+      for (int u = 0; u < kSlotsPerLane; u++)
+        rank[u] += other < mine[u];
+    }
+    const int64_t base = crp[i];
+#pragma unroll
+    for (int u = 0; u < kSlotsPerLane; u++)
+      if (mine[u] != kEmpty) {
+        const int s = lane + u * G;
+        sps_csum acc;
+        acc.hi = thi[s];
+        acc.lo = tlo[s];
+        cci[base + rank[u]] = mine[u];
+        cv[base + rank[u]] = sps_csum_value(acc);
+      }
+  }
+}
+
+/* Count phase, dense bin: a block a row (grid-stride over the bin's rows); flags[j] holds the
+ * number (plus one) of the last row of this block that reached column j. */
+__global__ void __launch_bounds__(kDenseThreads)
+    count_dense(int64_t nrows, const int32_t *__restrict__ rows, int64_t n,
+                const int64_t *__restrict__ arp, const int32_t *__restrict__ aci,
+                const int64_t *__restrict__ brp, const int32_t *__restrict__ bci,
+                int64_t *__restrict__ cnt, unsigned *flags)
+{
+  __shared__ unsigned long long counter;
+  unsigned *flag = flags + (size_t)blockIdx.x * (size_t)n;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  constexpr int kWarps = kDenseThreads / 32;
+  for (int64_t r = blockIdx.x; r < nrows; r += gridDim.x) {
+    const int64_t i = rows[r];
+    const unsigned stamp = (unsigned)r + 1u;
+    if (threadIdx.x == 0) counter = 0;
+    __syncthreads();
+    unsigned long long mine = 0;
+    for (int64_t p = arp[i] + warp; p < arp[i + 1]; p += kWarps) {
+      const int32_t k = aci[p];
+      for (int64_t q = brp[k] + lane; q < brp[k + 1]; q += 32)
+        mine += atomicExch(&flag[bci[q]], stamp) != stamp;
+    }
+    if (mine) atomicAdd(&counter, mine);
+    __syncthreads();
+    if (threadIdx.x == 0) cnt[i] = (int64_t)counter;
+  }
+}
+
+/* Fill phase, dense bin: the sums in hi, lo (global), then the columns of the row in order by
+ * a block scan over its column span; hi and lo are zeroed again as they are read. */
+__global__ void __launch_bounds__(kDenseThreads)
+    fill_dense(int64_t nrows, const int32_t *__restrict__ rows, int64_t n,
+               const int64_t *__restrict__ arp, const int32_t *__restrict__ aci,
+               const double *__restrict__ av, const int64_t *__restrict__ brp,
+               const int32_t *__restrict__ bci, const double *__restrict__ bv,
+               const int64_t *__restrict__ crp, int32_t *__restrict__ cci, double *__restrict__ cv,
+               unsigned *flags, double *his, double *los)
+{
+  typedef cub::BlockScan<int, kDenseThreads> Scan;
+  __shared__ typename Scan::TempStorage scan_tmp;
+  __shared__ int jmin, jmax;
+  const size_t off = (size_t)blockIdx.x * (size_t)n;
+  unsigned *flag = flags + off;
+  double *hi = his + off, *lo = los + off;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  constexpr int kWarps = kDenseThreads / 32;
+  for (int64_t r = blockIdx.x; r < nrows; r += gridDim.x) {
+    const int64_t i = rows[r];
+    const unsigned stamp = (unsigned)r + 1u;
+    if (threadIdx.x == 0) {
+      jmin = INT_MAX;
+      jmax = -1;
+    }
+    __syncthreads();
+    int my_min = INT_MAX, my_max = -1;
+    for (int64_t p = arp[i] + warp; p < arp[i + 1]; p += kWarps) {
+      const int32_t k = aci[p];
+      const double a = av[p];
+      for (int64_t q = brp[k] + lane; q < brp[k + 1]; q += 32) {
+        const int32_t j = bci[q];
+        flag[j] = stamp;
+        const double t = a * bv[q];
+        const double old = atomicAdd(&hi[j], t);
+        const double sum = old + t;
+        const double t_in = sum - old;
+        const double hi_in = sum - t_in;
+        atomicAdd(&lo[j], (old - hi_in) + (t - t_in));
+        my_min = j < my_min ? j : my_min;
+        my_max = j > my_max ? j : my_max;
+      }
+    }
+    if (my_max >= 0) {
+      atomicMin(&jmin, my_min);
+      atomicMax(&jmax, my_max);
+    }
+    __syncthreads();
+    int64_t at = crp[i];
+    const int lo_j = jmin, hi_j = jmax;
+    for (int64_t j0 = lo_j; j0 <= hi_j; j0 += kDenseThreads) {
+      const int64_t j = j0 + threadIdx.x;
+      const int here = j <= hi_j && flag[j] == stamp;
+      int pos, total;
+      Scan(scan_tmp).ExclusiveSum(here, pos, total);
+      if (here) {
+        sps_csum acc;
+        acc.hi = hi[j];
+        acc.lo = lo[j];
+        cci[at + pos] = (int32_t)j;
+        cv[at + pos] = sps_csum_value(acc);
+        hi[j] = 0.0;
+        lo[j] = 0.0;
+      }
+      at += total;
+      __syncthreads(); /* scan_tmp is reused */
+    }
+    __syncthreads(); /* every thread has read jmin and jmax before the next row resets them */
+  }
+}
+
+unsigned blocks_of(int64_t items, int64_t per_block)
+{
+  return (unsigned)((items + per_block - 1) / per_block);
+}
+
+template <int TABLE, int G, int W, int THREADS>
+cudaError_t launch_count(cudaStream_t stream, int64_t nrows, const int32_t *rows,
+                         const int64_t *arp, const int32_t *aci, const int64_t *brp,
+                         const int32_t *bci, int64_t *cnt)
+{
+  count_rows<TABLE, G, W, THREADS>
+      <<<blocks_of(nrows, THREADS / G), THREADS, 0, stream>>>(nrows, rows, arp, aci, brp, bci, cnt);
+  return cudaGetLastError();
+}
+
+template <int TABLE, int G, int W, int THREADS>
+cudaError_t launch_fill(cudaStream_t stream, int64_t nrows, const int32_t *rows, const int64_t *arp,
+                        const int32_t *aci, const double *av, const int64_t *brp,
+                        const int32_t *bci, const double *bv, const int64_t *crp, int32_t *cci,
+                        double *cv)
+{
+  constexpr int R = THREADS / G;
+  const size_t bytes = (size_t)R * TABLE * 2 * sizeof(double) + (size_t)R * (TABLE + 1) * 4;
+  if (bytes > 48 * 1024) {
+    const cudaError_t e = cudaFuncSetAttribute(
+        fill_rows<TABLE, G, W, THREADS>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+    if (e != cudaSuccess) return e;
+  }
+  fill_rows<TABLE, G, W, THREADS><<<blocks_of(nrows, R), THREADS, bytes, stream>>>(
+      nrows, rows, arp, aci, av, brp, bci, bv, crp, cci, cv);
+  return cudaGetLastError();
+}
+
+} // namespace
+
+extern "C" int64_t sps_cuda_spgemm_bin_cap(int b)
+{
+  return b >= 1 && b < SPS_SPGEMM_DENSE_BIN ? (int64_t)16 << (b - 1) : -1;
+}
+
+extern "C" cudaError_t sps_cuda_spgemm_bin(cudaStream_t stream, int64_t m, int64_t n, int fill,
+                                           const int64_t *arp, const int32_t *aci,
+                                           const int64_t *brp, int64_t *crp, unsigned char *rowbin,
+                                           unsigned long long *counters)
+{
+  if (m <= 0) return cudaSuccess;
+  bin_rows<<<blocks_of(m, kBinThreads), kBinThreads, 0, stream>>>(m, n, fill, arp, aci, brp, crp,
+                                                                  rowbin, counters);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t sps_cuda_spgemm_scatter(cudaStream_t stream, int64_t m,
+                                               const unsigned char *rowbin,
+                                               sps_cuda_spgemm_offsets first,
+                                               unsigned long long *cursors, int32_t *rows)
+{
+  if (m <= 0) return cudaSuccess;
+  scatter_rows<<<blocks_of(m, kBinThreads), kBinThreads, 0, stream>>>(m, rowbin, first, cursors,
+                                                                      rows);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t sps_cuda_spgemm_count(cudaStream_t stream, int b, int64_t nrows,
+                                             const int32_t *rows, int64_t n, const int64_t *arp,
+                                             const int32_t *aci, const int64_t *brp,
+                                             const int32_t *bci, int64_t *cnt, int blocks,
+                                             unsigned *flags)
+{
+  if (nrows <= 0) return cudaSuccess;
+  switch (b) {
+  case 1:
+    return launch_count<32, 4, 1, 128>(stream, nrows, rows, arp, aci, brp, bci, cnt);
+  case 2:
+    return launch_count<64, 8, 1, 128>(stream, nrows, rows, arp, aci, brp, bci, cnt);
+  case 3:
+    return launch_count<128, 16, 2, 128>(stream, nrows, rows, arp, aci, brp, bci, cnt);
+  case 4:
+    return launch_count<256, 32, 4, 128>(stream, nrows, rows, arp, aci, brp, bci, cnt);
+  case 5:
+    return launch_count<512, 64, 8, 128>(stream, nrows, rows, arp, aci, brp, bci, cnt);
+  case 6:
+    return launch_count<1024, 128, 8, 128>(stream, nrows, rows, arp, aci, brp, bci, cnt);
+  case 7:
+    return launch_count<2048, 256, 16, 256>(stream, nrows, rows, arp, aci, brp, bci, cnt);
+  case 8:
+    return launch_count<4096, 512, 32, 512>(stream, nrows, rows, arp, aci, brp, bci, cnt);
+  case 9:
+    return launch_count<8192, 1024, 32, 1024>(stream, nrows, rows, arp, aci, brp, bci, cnt);
+  case SPS_SPGEMM_DENSE_BIN:
+    if (blocks < 1 || !flags) return cudaErrorInvalidValue;
+    count_dense<<<(unsigned)blocks, kDenseThreads, 0, stream>>>(nrows, rows, n, arp, aci, brp, bci,
+                                                                cnt, flags);
+    return cudaGetLastError();
+  default:
+    return cudaErrorInvalidValue;
+  }
+}
+
+extern "C" cudaError_t sps_cuda_spgemm_scan(cudaStream_t stream, void *temp, size_t *bytes,
+                                            int64_t *data, int64_t count)
+{
+  return cub::DeviceScan::ExclusiveSum(temp, *bytes, data, count, stream);
+}
+
+extern "C" cudaError_t
+sps_cuda_spgemm_fill(cudaStream_t stream, int b, int64_t nrows, const int32_t *rows, int64_t n,
+                     const int64_t *arp, const int32_t *aci, const double *av, const int64_t *brp,
+                     const int32_t *bci, const double *bv, const int64_t *crp, int32_t *cci,
+                     double *cv, int blocks, unsigned *flags, double *hi, double *lo)
+{
+  if (nrows <= 0) return cudaSuccess;
+#define SPS_FILL_ARGS stream, nrows, rows, arp, aci, av, brp, bci, bv, crp, cci, cv
+  switch (b) {
+  case 1:
+    return launch_fill<32, 4, 1, 128>(SPS_FILL_ARGS);
+  case 2:
+    return launch_fill<64, 8, 1, 128>(SPS_FILL_ARGS);
+  case 3:
+    return launch_fill<128, 16, 2, 128>(SPS_FILL_ARGS);
+  case 4:
+    return launch_fill<256, 32, 4, 128>(SPS_FILL_ARGS);
+  case 5:
+    return launch_fill<512, 64, 8, 128>(SPS_FILL_ARGS);
+  case 6:
+    return launch_fill<1024, 128, 8, 128>(SPS_FILL_ARGS);
+  case 7:
+    return launch_fill<2048, 256, 16, 256>(SPS_FILL_ARGS);
+  case 8:
+    return launch_fill<4096, 512, 32, 512>(SPS_FILL_ARGS);
+  case 9:
+    return launch_fill<8192, 1024, 32, 1024>(SPS_FILL_ARGS);
+  case SPS_SPGEMM_DENSE_BIN:
+    if (blocks < 1 || !flags || !hi || !lo) return cudaErrorInvalidValue;
+    fill_dense<<<(unsigned)blocks, kDenseThreads, 0, stream>>>(
+        nrows, rows, n, arp, aci, av, brp, bci, bv, crp, cci, cv, flags, hi, lo);
+    return cudaGetLastError();
+  default:
+    return cudaErrorInvalidValue;
+  }
+#undef SPS_FILL_ARGS
+}
