@@ -2,11 +2,17 @@
  *
  * The math (precond/ref/kernels.h, sps_ref_spgemm_count/fill): row i of C is the sum over
  * the entries a_ik of row i of A of a_ik * (row k of B). Each c_ij is the compensated sum
- * (core/compensated_sum.h) of the rounded products a_ik * b_kj; the CPU reference adds them
- * in the order it meets them, the kernels here in the order the atomics happen to run. A
- * compensated sum rounded once does not depend on the order bar rare ties, so C has the
- * reference's bits. Every structural product makes an entry, zero or not; the columns of a
- * row come out in ascending order. The host side (precond/spgemm.c) runs:
+ * (core/compensated_sum.h) of the rounded products a_ik * b_kj, added in the order of p,
+ * the position of a_ik in A's row, as the CPU reference adds them (row k of B holds column j
+ * at most once, so p orders the terms of c_ij completely). The fill kernels keep that order:
+ * a row's entries a_ik are taken one after the other, the lanes share the row of B, and a
+ * barrier of the row's lanes separates consecutive entries. So c_ij has the reference's bits
+ * whatever the conditioning of the sum; a compensated sum in another order would agree only
+ * up to the error of twice the working precision, and the A A of a stiffness matrix (rows
+ * whose products cancel to 1e-13 of their magnitudes: nos3, bcsstk13) is beyond that: adding
+ * by atomics in arrival order made 494 of nos3's 42864 values differ, by up to thousands
+ * of ulps. Every structural product makes an entry, zero or not; the columns of a row come
+ * out in ascending order. The host side (precond/spgemm.c) runs:
  *   1. bin (count):  key_i = min(sum over a_ik of nnz(B_k), n), an upper bound of the row's
  *                    length; each row goes to the bin of its key;
  *   2. count:        per bin, the number of distinct columns of each row, into crp[i];
@@ -18,42 +24,44 @@
  * sized for the bin, a global-memory fallback for the longest rows, and a count phase that
  * gives the exact size of C before it is allocated.
  *
- * Bins (b, key at most, table slots, threads a row = G, rows a block = R, lanes on a B row = W):
- *   1: 16, 32, 4, 32, 1     4: 128, 256, 32, 4, 4    7: 1024, 2048, 256, 1, 16
- *   2: 32, 64, 8, 16, 1     5: 256, 512, 64, 2, 8    8: 2048, 4096, 512, 1, 32
- *   3: 64, 128, 16, 8, 2    6: 512, 1024, 128, 1, 8  9: 4096, 8192, 1024, 1, 32
- *  10: longer rows: a thread block of 512 a row, a dense accumulator of n columns in global
- *      memory per block (flags stamped with the row's number, so nothing is cleared between
- *      rows), columns collected in order by a block-wide scan over [min j, max j] of the row.
+ * Bins: b = 1 to 9 takes keys up to 16 << (b - 1) into a table of TABLE = 32 << (b - 1)
+ * slots, a group of G = TABLE / 8 threads a row (4, 8, ..., 1024); thread blocks of 128
+ * threads up to bin 6 (rows a block R = 128 / G: 32, 16, 8, 4 in bins 1 to 4), of G threads
+ * beyond. The count phase splits a group into subgroups of W lanes (W = 1, 1, 2, 4, 8, 8, 16,
+ * 32, 32 in bins 1 to 9); the fill phase uses the whole group on one row of B.
+ * Bin 10, longer rows: a thread block of 512 a row, a dense accumulator of n columns in
+ * global memory per block (flags stamped with the row's number, so nothing is cleared between
+ * rows), columns collected in order by a block-wide scan over [min j, max j] of the row.
  * A table holds at most half its slots (the key bounds the row's length), so linear probing
  * stays short; the hash is j * 107 mod the table size (Nagasaka et al.).
  *
  * Thread-to-data map (bins 1 to 9): a group of G consecutive threads owns one row of C and
- * its table. The group splits into G / W subgroups of W lanes; subgroup s takes the entries
- * a_ik of row i numbered s, s + G/W, ..., and its W lanes walk row k of B with stride W.
- * Small bins use W = 1 (a lane a product row: AMG's prolongators have one entry a row, so
- * walking them by lanes would leave lanes idle), large bins W = 4 to 32 (long B rows read
- * coalesced). Count phase: the table holds columns (inserted by atomicCAS); the row's length
- * is the number of full slots. Fill phase: the table holds the column and its sum (hi, lo);
- * a product t is added as old = atomicAdd(&hi, t) (rounded to nearest, as the C addition),
- * then the exact error of old + t (Knuth's TwoSum, computed by the lane from old, t and the
- * sum the atomic made) is added to lo by atomicAdd: hi is the plain sum of the terms, lo
- * the sum of the errors, which is the reference's compensated sum with its terms in another
- * order. Then each lane takes 8 slots of its table (TABLE = 8 G in every bin) and ranks their
- * columns against the whole table (the group reads the same key at once: a broadcast; the
- * tables' key arrays are padded by one word so the groups of a warp hit different banks),
- * and writes column and fl(hi + lo) at crp[i] + rank.
+ * its table. Count phase: subgroup s of the G / W subgroups takes the entries a_ik of row i
+ * numbered s, s + G/W, ..., and its W lanes walk row k of B with stride W; the columns go
+ * into the table by atomicCAS (a set: the order does not matter), and the row's length is
+ * the number of full slots. Small bins use W = 1 (a lane a row of B: AMG's prolongators have
+ * one entry a row, so lanes on one row of B would idle), large ones W up to 32 (long rows of
+ * B read coalesced). Fill phase: the table holds the column and its sum (hi, lo); the group
+ * walks a_ik in the order of A's row, its G lanes take the entries of row k of B with stride
+ * G, each adds its product to its column's sum (distinct columns: distinct slots, plain
+ * shared-memory updates), and the group meets at a barrier (__syncwarp of its lanes, or
+ * __syncthreads when it is the block) before the next a_ik. Then each lane takes 8 slots of
+ * its table and ranks their columns against the whole table (the group reads the same key at
+ * once: a broadcast; the tables' key arrays are padded by one word so the groups of a warp hit
+ * different banks), and writes column and fl(hi + lo) at crp[i] + rank.
  *
  * Memory access: A's and B's entries are read once a product (through L1/L2: the rows of B
- * that neighbouring rows of A share are reused there), C is written once, scattered within a
- * row. Shared memory: count 4 bytes a slot, fill 20 (keys, hi, lo): 20 KB a block up to bin
- * 6, 40, 80 and 160 KB in bins 7 to 9 (dynamic shared memory beyond 48 KB).
+ * that neighbouring rows of A share are reused there; a group reads a row of B coalesced in
+ * the fill), C is written once, scattered within a row. Shared memory: count 4 bytes a slot,
+ * fill 20 (keys, hi, lo): 20 KB a block up to bin 4, 10, 20, 40, 80 and 160 KB in bins 5 to 9
+ * (dynamic shared memory beyond 48 KB).
  * Where it wins and loses: it wins on the short, similar rows of AMG products (A P, P^T A P,
- * A A of meshes): one product costs a hash probe and two shared-memory atomics, no sort
- * network, and C is allocated once at its exact size. It loses where many products fall on
- * the same column (shared-memory atomics on one slot serialise: a dense row times a dense
- * column), on the ranking of long rows (8 TABLE comparisons a lane, quadratic in the row),
- * and on rows longer than 4096 columns, which go to global memory and scan their column span.
+ * A A of meshes): one product costs a hash probe and a compensated add in shared memory, no
+ * sort network, and C is allocated once at its exact size. It loses where the rows of B are
+ * short and A's long (the fill's lanes beyond row k of B idle: a row of P has one entry, so
+ * A P's fill uses one lane of G per step), on the ranking of long rows (8 TABLE comparisons a
+ * lane, quadratic in the row), and on rows longer than 4096 columns, which go to global
+ * memory, take a block barrier per entry of A's row and scan their column span.
  */
 #include <climits>
 #include <cstdint>
@@ -199,9 +207,26 @@ __global__ void __launch_bounds__(THREADS)
   if (r < nrows && lane == 0) cnt[rows[r]] = counter[g];
 }
 
+/* The barrier of a group of G lanes: its part of a warp (G <= 32), else the block (one row a
+ * block). */
+template <int G> __device__ inline void group_sync()
+{
+  if (G >= 32) {
+    if (G == 32)
+      __syncwarp();
+    else
+      __syncthreads();
+  } else {
+    constexpr unsigned kLanes = (1u << (G % 32)) - 1u; /* G lanes (G < 32 here) */
+    const unsigned lane0 = (threadIdx.x % 32) / G * G;
+    __syncwarp(kLanes << lane0);
+  }
+}
+
 /* Fill phase, bins 1 to 9: keys (padded by one word a table), hi and lo in dynamic shared
- * memory; then each lane ranks its 8 slots against the table and writes them. */
-template <int TABLE, int G, int W, int THREADS>
+ * memory. The group takes the entries a_ik of its row one after the other and its lanes share
+ * row k of B; then each lane ranks its 8 slots against the table and writes them. */
+template <int TABLE, int G, int THREADS>
 __global__ void __launch_bounds__(THREADS)
     fill_rows(int64_t nrows, const int32_t *__restrict__ rows, const int64_t *__restrict__ arp,
               const int32_t *__restrict__ aci, const double *__restrict__ av,
@@ -210,6 +235,7 @@ __global__ void __launch_bounds__(THREADS)
               int32_t *__restrict__ cci, double *__restrict__ cv)
 {
   static_assert(TABLE == kSlotsPerLane * G, "each lane ranks kSlotsPerLane slots");
+  static_assert(G <= 32 || G == THREADS, "a group of more than a warp is the whole block");
   constexpr int R = THREADS / G;
   constexpr int STRIDE = TABLE + 1; /* keys of consecutive tables in different banks */
   extern __shared__ double smem[];
@@ -227,21 +253,22 @@ __global__ void __launch_bounds__(THREADS)
   int32_t *tab = keys + g * STRIDE;
   double *thi = hi + g * TABLE, *tlo = lo + g * TABLE;
   const int64_t i = r < nrows ? rows[r] : 0;
+  /* With G > 32 the block is one row and r < nrows: the barriers below are uniform. */
   if (r < nrows) {
-    const int sub = lane / W, w = lane % W;
-    for (int64_t p = arp[i] + sub; p < arp[i + 1]; p += G / W) {
+    for (int64_t p = arp[i]; p < arp[i + 1]; p++) {
       const int32_t k = aci[p];
       const double a = av[p];
-      for (int64_t q = brp[k] + w; q < brp[k + 1]; q += W) {
+      /* The columns of row k of B are distinct: one lane a slot, no atomics on the sums. */
+      for (int64_t q = brp[k] + lane; q < brp[k + 1]; q += G) {
         const int s = table_slot<TABLE>(tab, bci[q]);
-        /* hi <- hi + t (atomic, rounded to nearest); lo <- lo + the exact error (TwoSum). */
-        const double t = a * bv[q];
-        const double old = atomicAdd(&thi[s], t);
-        const double sum = old + t;
-        const double t_in = sum - old;
-        const double hi_in = sum - t_in;
-        atomicAdd(&tlo[s], (old - hi_in) + (t - t_in));
+        sps_csum acc;
+        acc.hi = thi[s];
+        acc.lo = tlo[s];
+        sps_csum_add(&acc, a * bv[q]);
+        thi[s] = acc.hi;
+        tlo[s] = acc.lo;
       }
+      group_sync<G>(); /* the sums of entry p are in before entry p + 1 adds to them */
     }
   }
   __syncthreads();
@@ -318,8 +345,6 @@ __global__ void __launch_bounds__(kDenseThreads)
   const size_t off = (size_t)blockIdx.x * (size_t)n;
   unsigned *flag = flags + off;
   double *hi = his + off, *lo = los + off;
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  constexpr int kWarps = kDenseThreads / 32;
   for (int64_t r = blockIdx.x; r < nrows; r += gridDim.x) {
     const int64_t i = rows[r];
     const unsigned stamp = (unsigned)r + 1u;
@@ -329,21 +354,22 @@ __global__ void __launch_bounds__(kDenseThreads)
     }
     __syncthreads();
     int my_min = INT_MAX, my_max = -1;
-    for (int64_t p = arp[i] + warp; p < arp[i + 1]; p += kWarps) {
+    for (int64_t p = arp[i]; p < arp[i + 1]; p++) {
       const int32_t k = aci[p];
       const double a = av[p];
-      for (int64_t q = brp[k] + lane; q < brp[k + 1]; q += 32) {
+      for (int64_t q = brp[k] + threadIdx.x; q < brp[k + 1]; q += kDenseThreads) {
         const int32_t j = bci[q];
         flag[j] = stamp;
-        const double t = a * bv[q];
-        const double old = atomicAdd(&hi[j], t);
-        const double sum = old + t;
-        const double t_in = sum - old;
-        const double hi_in = sum - t_in;
-        atomicAdd(&lo[j], (old - hi_in) + (t - t_in));
+        sps_csum acc;
+        acc.hi = hi[j];
+        acc.lo = lo[j];
+        sps_csum_add(&acc, a * bv[q]);
+        hi[j] = acc.hi;
+        lo[j] = acc.lo;
         my_min = j < my_min ? j : my_min;
         my_max = j > my_max ? j : my_max;
       }
+      __syncthreads(); /* entry p's sums are in before entry p + 1 adds to them */
     }
     if (my_max >= 0) {
       atomicMin(&jmin, my_min);
@@ -388,7 +414,7 @@ cudaError_t launch_count(cudaStream_t stream, int64_t nrows, const int32_t *rows
   return cudaGetLastError();
 }
 
-template <int TABLE, int G, int W, int THREADS>
+template <int TABLE, int G, int THREADS>
 cudaError_t launch_fill(cudaStream_t stream, int64_t nrows, const int32_t *rows, const int64_t *arp,
                         const int32_t *aci, const double *av, const int64_t *brp,
                         const int32_t *bci, const double *bv, const int64_t *crp, int32_t *cci,
@@ -398,10 +424,10 @@ cudaError_t launch_fill(cudaStream_t stream, int64_t nrows, const int32_t *rows,
   const size_t bytes = (size_t)R * TABLE * 2 * sizeof(double) + (size_t)R * (TABLE + 1) * 4;
   if (bytes > 48 * 1024) {
     const cudaError_t e = cudaFuncSetAttribute(
-        fill_rows<TABLE, G, W, THREADS>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+        fill_rows<TABLE, G, THREADS>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
     if (e != cudaSuccess) return e;
   }
-  fill_rows<TABLE, G, W, THREADS><<<blocks_of(nrows, R), THREADS, bytes, stream>>>(
+  fill_rows<TABLE, G, THREADS><<<blocks_of(nrows, R), THREADS, bytes, stream>>>(
       nrows, rows, arp, aci, av, brp, bci, bv, crp, cci, cv);
   return cudaGetLastError();
 }
@@ -487,23 +513,23 @@ sps_cuda_spgemm_fill(cudaStream_t stream, int b, int64_t nrows, const int32_t *r
 #define SPS_FILL_ARGS stream, nrows, rows, arp, aci, av, brp, bci, bv, crp, cci, cv
   switch (b) {
   case 1:
-    return launch_fill<32, 4, 1, 128>(SPS_FILL_ARGS);
+    return launch_fill<32, 4, 128>(SPS_FILL_ARGS);
   case 2:
-    return launch_fill<64, 8, 1, 128>(SPS_FILL_ARGS);
+    return launch_fill<64, 8, 128>(SPS_FILL_ARGS);
   case 3:
-    return launch_fill<128, 16, 2, 128>(SPS_FILL_ARGS);
+    return launch_fill<128, 16, 128>(SPS_FILL_ARGS);
   case 4:
-    return launch_fill<256, 32, 4, 128>(SPS_FILL_ARGS);
+    return launch_fill<256, 32, 128>(SPS_FILL_ARGS);
   case 5:
-    return launch_fill<512, 64, 8, 128>(SPS_FILL_ARGS);
+    return launch_fill<512, 64, 64>(SPS_FILL_ARGS);
   case 6:
-    return launch_fill<1024, 128, 8, 128>(SPS_FILL_ARGS);
+    return launch_fill<1024, 128, 128>(SPS_FILL_ARGS);
   case 7:
-    return launch_fill<2048, 256, 16, 256>(SPS_FILL_ARGS);
+    return launch_fill<2048, 256, 256>(SPS_FILL_ARGS);
   case 8:
-    return launch_fill<4096, 512, 32, 512>(SPS_FILL_ARGS);
+    return launch_fill<4096, 512, 512>(SPS_FILL_ARGS);
   case 9:
-    return launch_fill<8192, 1024, 32, 1024>(SPS_FILL_ARGS);
+    return launch_fill<8192, 1024, 1024>(SPS_FILL_ARGS);
   case SPS_SPGEMM_DENSE_BIN:
     if (blocks < 1 || !flags || !hi || !lo) return cudaErrorInvalidValue;
     fill_dense<<<(unsigned)blocks, kDenseThreads, 0, stream>>>(
