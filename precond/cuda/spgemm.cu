@@ -42,13 +42,22 @@
  * the number of full slots. Small bins use W = 1 (a lane a row of B: AMG's prolongators have
  * one entry a row, so lanes on one row of B would idle), large ones W up to 32 (long rows of
  * B read coalesced). Fill phase: the table holds the column and its sum (hi, lo); the group
- * walks a_ik in the order of A's row, its G lanes take the entries of row k of B with stride
- * G, each adds its product to its column's sum (distinct columns: distinct slots, plain
- * shared-memory updates), and the group meets at a barrier (__syncwarp of its lanes, or
- * __syncthreads when it is the block) before the next a_ik. Then each lane takes 8 slots of
- * its table and ranks their columns against the whole table (the group reads the same key at
- * once: a broadcast; the tables' key arrays are padded by one word so the groups of a warp hit
- * different banks), and writes column and fl(hi + lo) at crp[i] + rank.
+ * takes the entries a_ik of its row in chunks of G (one lane loads one a_ik and the bounds of
+ * row k of B into shared memory, so those loads overlap), then walks the chunk's entries in
+ * order: its G lanes take the entries of row k of B with stride G, each adds its product to
+ * its column's sum (distinct columns: distinct slots, plain shared-memory updates), and the
+ * group meets at a barrier (__syncwarp of its lanes, or __syncthreads when it is the block)
+ * before the next a_ik. Two cases go faster with the same order: when every row of B in the
+ * chunk has at most one entry (a prolongator: A P), the lanes load the chunk's products at
+ * once and the group's lane 0 adds them one after the other; when a block-wide group's rows
+ * of B have at most 32 entries, its first warp alone takes the steps (__syncwarp instead of
+ * the block's barrier). Then groups of a warp or less rank each lane's 8 slots against the
+ * whole table (the group reads the same key at once: a broadcast; the tables' key arrays are
+ * padded by one word so the groups of a warp hit different banks) and write column and
+ * fl(hi + lo) at crp[i] + rank; block-wide groups (bins 5 to 9) sort the table's keys by a
+ * bitonic network in shared memory, O(TABLE log^2 TABLE) instead of O(TABLE^2), and each
+ * column finds its slot again by its hash. The binning kernel sums a row's products by a
+ * thread, or by the warp for rows of A longer than 32.
  *
  * Memory access: A's and B's entries are read once a product (through L1/L2: the rows of B
  * that neighbouring rows of A share are reused there; a group reads a row of B coalesced in
@@ -56,12 +65,17 @@
  * fill 20 (keys, hi, lo): 20 KB a block up to bin 4, 10, 20, 40, 80 and 160 KB in bins 5 to 9
  * (dynamic shared memory beyond 48 KB).
  * Where it wins and loses: it wins on the short, similar rows of AMG products (A P, P^T A P,
- * A A of meshes): one product costs a hash probe and a compensated add in shared memory, no
- * sort network, and C is allocated once at its exact size. It loses where the rows of B are
- * short and A's long (the fill's lanes beyond row k of B idle: a row of P has one entry, so
- * A P's fill uses one lane of G per step), on the ranking of long rows (8 TABLE comparisons a
- * lane, quadratic in the row), and on rows longer than 4096 columns, which go to global
- * memory, take a block barrier per entry of A's row and scan their column span.
+ * A A of meshes): one product costs a hash probe and a compensated add in shared memory, and
+ * C is allocated once at its exact size. Measured on an H100 (bench/spgemm-bench, allocations
+ * and host synchronisations included), 1.3 to 2.9 times faster than cuSPARSE's SpGEMM on A A,
+ * A P and P^T (A P) of nos3, bcsstk13/14, ani5_crop, G3_circuit and laplacian7pt_100. It
+ * loses where a row of A is long (hundreds of entries or more): the fill walks the row's
+ * entries in order, one chunk of G after the other, and each chunk waits on two or three
+ * dependent loads from memory, so such a row is a serial chain of latencies that no other
+ * work hides; the count phase's subgroups walk it in G / W strands. rajat12, a circuit matrix
+ * whose first rows hold 1195, 715 and 508 entries, is the case: A A 0.7 and A P 0.25 times
+ * cuSPARSE's speed. Rows longer than 4096 columns go to global memory, take a block barrier
+ * per entry of A's row and scan their column span.
  */
 #include <climits>
 #include <cstdint>
@@ -107,19 +121,32 @@ __global__ void __launch_bounds__(kBinThreads)
   if (threadIdx.x == 0) local_max = 0;
   __syncthreads();
   const int64_t i = (int64_t)blockIdx.x * kBinThreads + threadIdx.x;
-  if (i < m) {
-    int64_t key;
-    if (fill) {
-      key = crp[i + 1] - crp[i];
-    } else {
-      /* The number of products of row i, an upper bound of its distinct columns. */
-      int64_t ub = 0;
-      for (int64_t p = arp[i]; p < arp[i + 1]; p++) {
-        const int32_t k = aci[p];
-        ub += brp[k + 1] - brp[k];
-      }
-      key = ub < n ? ub : n;
+  const int lane = threadIdx.x % 32;
+  /* Count phase: the number of products of row i, an upper bound of its distinct columns; a
+   * thread sums its row of A, the warp together a row of more than 32 entries (a thread alone
+   * would walk a dense row's thousands of entries one latency after the other). */
+  int64_t ub = 0;
+  const int64_t len = i < m ? arp[i + 1] - arp[i] : 0;
+  if (!fill && len <= 32)
+    for (int64_t p = arp[i]; p < arp[i] + len; p++) {
+      const int32_t k = aci[p];
+      ub += brp[k + 1] - brp[k];
     }
+  for (unsigned pending = __ballot_sync(0xffffffffu, !fill && len > 32); pending;
+       pending &= pending - 1) {
+    const int leader = __ffs(pending) - 1;
+    const int64_t row = __shfl_sync(0xffffffffu, i, leader);
+    int64_t part = 0;
+    for (int64_t p = arp[row] + lane; p < arp[row + 1]; p += 32) {
+      const int32_t k = aci[p];
+      part += brp[k + 1] - brp[k];
+    }
+    for (int o = 16; o > 0; o >>= 1)
+      part += __shfl_xor_sync(0xffffffffu, part, o);
+    if (lane == leader) ub = part;
+  }
+  if (i < m) {
+    const int64_t key = fill ? crp[i + 1] - crp[i] : (ub < n ? ub : n);
     const int b = bin_of(key);
     rowbin[i] = (unsigned char)b;
     if (!fill && b == 0) crp[i] = 0;
@@ -223,9 +250,71 @@ template <int G> __device__ inline void group_sync()
   }
 }
 
-/* Fill phase, bins 1 to 9: keys (padded by one word a table), hi and lo in dynamic shared
- * memory. The group takes the entries a_ik of its row one after the other and its lanes share
- * row k of B; then each lane ranks its 8 slots against the table and writes them. */
+/* The sum of column bci[q] <- itself + a * bv[q] for q = qbegin, qbegin + stride, ... < qend
+ * (plain shared-memory updates: the columns of one row of B are distinct). */
+template <int TABLE>
+__device__ inline void add_row_of_b(int32_t *tab, double *thi, double *tlo, double a,
+                                    int64_t qbegin, int64_t qend, int stride,
+                                    const int32_t *__restrict__ bci, const double *__restrict__ bv)
+{
+  for (int64_t q = qbegin; q < qend; q += stride) {
+    const int s = table_slot<TABLE>(tab, bci[q]);
+    sps_csum acc;
+    acc.hi = thi[s];
+    acc.lo = tlo[s];
+    sps_csum_add(&acc, a * bv[q]);
+    thi[s] = acc.hi;
+    tlo[s] = acc.lo;
+  }
+}
+
+/* The lanes of this thread's group of G (G <= 32) within its warp. */
+template <int G> __device__ inline unsigned group_mask()
+{
+  constexpr unsigned kLanes = G >= 32 ? 0xffffffffu : (1u << (G % 32)) - 1u;
+  return G >= 32 ? kLanes : kLanes << ((threadIdx.x % 32) / G * G);
+}
+
+/* Steps e < steps of a chunk whose rows of B have at most one entry each (a prolongator's):
+ * lane l of the L lanes (a group of L <= 32, mask its lanes) loads the product of step l,
+ * l + L, ..., and lane 0 adds them in step order, so no step waits on memory. */
+template <int TABLE, int L>
+__device__ inline void add_single_entries(int lane, unsigned mask, int steps, const double *ga,
+                                          const int64_t *gs, const int64_t *ge, int32_t *tab,
+                                          double *thi, double *tlo, const int32_t *__restrict__ bci,
+                                          const double *__restrict__ bv)
+{
+  for (int e0 = 0; e0 < steps; e0 += L) {
+    const int e = e0 + lane;
+    int32_t j = -1;
+    double t = 0.0;
+    if (e < steps && gs[e] < ge[e]) {
+      j = bci[gs[e]];
+      t = ga[e] * bv[gs[e]];
+    }
+    const int count = steps - e0 < L ? steps - e0 : L;
+    for (int x = 0; x < count; x++) {
+      const int32_t jx = __shfl_sync(mask, j, x, L);
+      const double tx = __shfl_sync(mask, t, x, L);
+      if (lane == 0 && jx >= 0) {
+        const int s = table_slot<TABLE>(tab, jx);
+        sps_csum acc;
+        acc.hi = thi[s];
+        acc.lo = tlo[s];
+        sps_csum_add(&acc, tx);
+        thi[s] = acc.hi;
+        tlo[s] = acc.lo;
+      }
+    }
+  }
+}
+
+/* Fill phase, bins 1 to 9: hi and lo, the chunk of A's row (below), then the keys (padded by
+ * one word a table) in dynamic shared memory. The group takes the entries a_ik of its row one
+ * after the other and its lanes share row k of B. Groups of a warp or less rank each lane's 8
+ * slots against the table; a block-wide group (one row a block, 512 to 4096 columns) sorts
+ * the table's keys instead (bitonic, in the chunk's space), which is O(TABLE log^2 TABLE)
+ * rather than O(TABLE^2) a row. */
 template <int TABLE, int G, int THREADS>
 __global__ void __launch_bounds__(THREADS)
     fill_rows(int64_t nrows, const int32_t *__restrict__ rows, const int64_t *__restrict__ arp,
@@ -239,8 +328,11 @@ __global__ void __launch_bounds__(THREADS)
   constexpr int R = THREADS / G;
   constexpr int STRIDE = TABLE + 1; /* keys of consecutive tables in different banks */
   extern __shared__ double smem[];
-  double *hi = smem, *lo = smem + R * TABLE;
-  int32_t *keys = (int32_t *)(smem + 2 * R * TABLE);
+  /* chunk: 4 THREADS words of 8 bytes: a, start and end of B's rows (and the sort's keys) */
+  double *hi = smem, *lo = smem + R * TABLE, *chunk_a = smem + 2 * R * TABLE;
+  int64_t *chunk_q = (int64_t *)(chunk_a + THREADS);
+  int32_t *keys = (int32_t *)(chunk_a + 4 * THREADS);
+  __shared__ int chunk_max[2]; /* block-wide groups: the longest row of B in the chunk */
   const int g = threadIdx.x / G, lane = threadIdx.x % G;
   const int64_t r = (int64_t)blockIdx.x * R + g;
   for (int t = threadIdx.x; t < R * TABLE; t += THREADS) {
@@ -249,30 +341,107 @@ __global__ void __launch_bounds__(THREADS)
   }
   for (int t = threadIdx.x; t < R * STRIDE; t += THREADS)
     keys[t] = kEmpty;
+  if (threadIdx.x < 2) chunk_max[threadIdx.x] = 0;
   __syncthreads();
   int32_t *tab = keys + g * STRIDE;
   double *thi = hi + g * TABLE, *tlo = lo + g * TABLE;
   const int64_t i = r < nrows ? rows[r] : 0;
   /* With G > 32 the block is one row and r < nrows: the barriers below are uniform. */
   if (r < nrows) {
-    for (int64_t p = arp[i]; p < arp[i + 1]; p++) {
-      const int32_t k = aci[p];
-      const double a = av[p];
-      /* The columns of row k of B are distinct: one lane a slot, no atomics on the sums. */
-      for (int64_t q = brp[k] + lane; q < brp[k + 1]; q += G) {
-        const int s = table_slot<TABLE>(tab, bci[q]);
-        sps_csum acc;
-        acc.hi = thi[s];
-        acc.lo = tlo[s];
-        sps_csum_add(&acc, a * bv[q]);
-        thi[s] = acc.hi;
-        tlo[s] = acc.lo;
+    /* The group's G entries of A's row at a time: each lane loads one a_ik and the bounds of
+     * row k of B (independent loads, issued together), so the steps below wait only on B. */
+    double *ga = chunk_a + g * G;
+    int64_t *gs = chunk_q + 2 * g * G, *ge = gs + G;
+    const int64_t pend = arp[i + 1];
+    int parity = 0;
+    for (int64_t p0 = arp[i]; p0 < pend; p0 += G, parity ^= 1) {
+      if (p0 + lane < pend) {
+        const int32_t k = aci[p0 + lane];
+        ga[lane] = av[p0 + lane];
+        gs[lane] = brp[k];
+        ge[lane] = brp[k + 1];
+        if (G > 32) {
+          const int64_t len = ge[lane] - gs[lane];
+          atomicMax(&chunk_max[parity], len < INT_MAX ? (int)len : INT_MAX);
+        }
       }
-      group_sync<G>(); /* the sums of entry p are in before entry p + 1 adds to them */
+      group_sync<G>();
+      const int steps = pend - p0 < G ? (int)(pend - p0) : G;
+      /* The longest row of B among the chunk's entries. */
+      int longest;
+      if (G > 32) {
+        longest = chunk_max[parity];
+        /* The other parity's word was last read before the barrier above (by the previous
+         * chunk) and is next written after this chunk's last barrier: clear it now. */
+        if (threadIdx.x == 0) chunk_max[parity ^ 1] = 0;
+      } else {
+        const int64_t len = lane < steps ? ge[lane] - gs[lane] : 0;
+        longest = len < INT_MAX ? (int)len : INT_MAX;
+        for (int o = G / 2; o > 0; o >>= 1)
+          longest = max(longest, __shfl_xor_sync(group_mask<G>(), longest, o, G));
+      }
+      const bool warp_steps = G > 32 && longest <= 32;
+      if (longest <= 1) {
+        /* Rows of B of at most one entry: the group (the block's first warp when the group is
+         * the block) loads the chunk's products at once, its lane 0 adds them in order. */
+        if (G <= 32)
+          add_single_entries<TABLE, (G < 32 ? G : 32)>(lane, group_mask<(G < 32 ? G : 32)>(), steps,
+                                                       ga, gs, ge, tab, thi, tlo, bci, bv);
+        else if (threadIdx.x < 32)
+          add_single_entries<TABLE, 32>((int)threadIdx.x, 0xffffffffu, steps, ga, gs, ge, tab, thi,
+                                        tlo, bci, bv);
+        group_sync<G>();
+      } else if (warp_steps) {
+        /* Rows of B of at most 32 entries: the first warp alone takes the steps, each ended by
+         * __syncwarp, where the block's barrier would cost more than the step. */
+        if (threadIdx.x < 32) {
+          for (int e = 0; e < steps; e++) {
+            add_row_of_b<TABLE>(tab, thi, tlo, ga[e], gs[e] + threadIdx.x, ge[e], 32, bci, bv);
+            __syncwarp();
+          }
+        }
+        __syncthreads();
+      } else {
+        for (int e = 0; e < steps; e++) {
+          add_row_of_b<TABLE>(tab, thi, tlo, ga[e], gs[e] + lane, ge[e], G, bci, bv);
+          /* The sums of entry p0 + e are in before entry p0 + e + 1 adds to them; after the
+           * last step every lane has read the chunk, which the next one overwrites. */
+          group_sync<G>();
+        }
+      }
     }
   }
   __syncthreads();
-  if (r < nrows) {
+  if (G > 32) {
+    /* One row a block: sort the table's keys (empty slots, INT32_MAX, last), then each of the
+     * row's len columns finds its slot again by its hash and writes its sum. */
+    int32_t *sorted = (int32_t *)chunk_a; /* TABLE words: 4 THREADS doubles hold them */
+    for (int t = threadIdx.x; t < TABLE; t += THREADS)
+      sorted[t] = tab[t];
+    __syncthreads();
+    for (int size = 2; size <= TABLE; size <<= 1)
+      for (int stride = size >> 1; stride > 0; stride >>= 1) {
+        for (int t = threadIdx.x; t < TABLE / 2; t += THREADS) {
+          const int first = 2 * t - (t & (stride - 1)), second = first + stride;
+          const int32_t x = sorted[first], y = sorted[second];
+          if ((x > y) == ((first & size) == 0)) {
+            sorted[first] = y;
+            sorted[second] = x;
+          }
+        }
+        __syncthreads();
+      }
+    const int64_t base = crp[i], len = crp[i + 1] - crp[i];
+    for (int64_t t = threadIdx.x; t < len; t += THREADS) {
+      const int32_t j = sorted[t];
+      const int s = table_slot<TABLE>(tab, j);
+      sps_csum acc;
+      acc.hi = thi[s];
+      acc.lo = tlo[s];
+      cci[base + t] = j;
+      cv[base + t] = sps_csum_value(acc);
+    }
+  } else if (r < nrows) {
     int32_t mine[kSlotsPerLane];
     int rank[kSlotsPerLane];
 #pragma unroll
@@ -342,6 +511,8 @@ __global__ void __launch_bounds__(kDenseThreads)
   typedef cub::BlockScan<int, kDenseThreads> Scan;
   __shared__ typename Scan::TempStorage scan_tmp;
   __shared__ int jmin, jmax;
+  __shared__ double chunk_a[kDenseThreads];
+  __shared__ int64_t chunk_s[kDenseThreads], chunk_e[kDenseThreads];
   const size_t off = (size_t)blockIdx.x * (size_t)n;
   unsigned *flag = flags + off;
   double *hi = his + off, *lo = los + off;
@@ -354,22 +525,35 @@ __global__ void __launch_bounds__(kDenseThreads)
     }
     __syncthreads();
     int my_min = INT_MAX, my_max = -1;
-    for (int64_t p = arp[i]; p < arp[i + 1]; p++) {
-      const int32_t k = aci[p];
-      const double a = av[p];
-      for (int64_t q = brp[k] + threadIdx.x; q < brp[k + 1]; q += kDenseThreads) {
-        const int32_t j = bci[q];
-        flag[j] = stamp;
-        sps_csum acc;
-        acc.hi = hi[j];
-        acc.lo = lo[j];
-        sps_csum_add(&acc, a * bv[q]);
-        hi[j] = acc.hi;
-        lo[j] = acc.lo;
-        my_min = j < my_min ? j : my_min;
-        my_max = j > my_max ? j : my_max;
+    const int64_t pend = arp[i + 1];
+    for (int64_t p0 = arp[i]; p0 < pend; p0 += kDenseThreads) {
+      /* kDenseThreads entries of A's row and their rows' bounds in B, loaded together. */
+      if (p0 + threadIdx.x < pend) {
+        const int32_t k = aci[p0 + threadIdx.x];
+        chunk_a[threadIdx.x] = av[p0 + threadIdx.x];
+        chunk_s[threadIdx.x] = brp[k];
+        chunk_e[threadIdx.x] = brp[k + 1];
       }
-      __syncthreads(); /* entry p's sums are in before entry p + 1 adds to them */
+      __syncthreads();
+      const int steps = pend - p0 < kDenseThreads ? (int)(pend - p0) : kDenseThreads;
+      for (int e = 0; e < steps; e++) {
+        const double a = chunk_a[e];
+        const int64_t qend = chunk_e[e];
+        for (int64_t q = chunk_s[e] + threadIdx.x; q < qend; q += kDenseThreads) {
+          const int32_t j = bci[q];
+          flag[j] = stamp;
+          sps_csum acc;
+          acc.hi = hi[j];
+          acc.lo = lo[j];
+          sps_csum_add(&acc, a * bv[q]);
+          hi[j] = acc.hi;
+          lo[j] = acc.lo;
+          my_min = j < my_min ? j : my_min;
+          my_max = j > my_max ? j : my_max;
+        }
+        /* entry p0 + e's sums are in before the next entry adds to them (and the chunk read) */
+        __syncthreads();
+      }
     }
     if (my_max >= 0) {
       atomicMin(&jmin, my_min);
@@ -421,7 +605,8 @@ cudaError_t launch_fill(cudaStream_t stream, int64_t nrows, const int32_t *rows,
                         double *cv)
 {
   constexpr int R = THREADS / G;
-  const size_t bytes = (size_t)R * TABLE * 2 * sizeof(double) + (size_t)R * (TABLE + 1) * 4;
+  const size_t bytes = (size_t)R * TABLE * 2 * sizeof(double) + (size_t)THREADS * 4 * 8 +
+                       (size_t)R * (TABLE + 1) * 4;
   if (bytes > 48 * 1024) {
     const cudaError_t e = cudaFuncSetAttribute(
         fill_rows<TABLE, G, THREADS>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
