@@ -27,7 +27,8 @@ typedef struct sps_spgemm_times {
  * context's allocator (ctx->be->malloc), owned by the caller, who releases them with
  * ctx->be->free. C's columns are sorted in each row, every structural product makes an entry
  * (zero or not), and c_ij is the compensated sum of the rounded products a_ik b_kj
- * (precond/ref/kernels.h): the GPU gives the CPU reference's bits bar rare ties.
+ * (precond/ref/kernels.h), added in the order of A's row: the GPU gives the CPU reference's
+ * bits.
  * @return SPS_SUCCESS; SPS_ERR_ARGUMENT (a NULL pointer, a negative size); SPS_ERR_SIZE (m or n
  * beyond INT32_MAX); SPS_ERR_HOST_MEMORY, SPS_ERR_DEVICE_MEMORY (naming the array and its
  * size); SPS_ERR_CUDA. On failure nothing is allocated and the outputs are NULL and 0.

@@ -9,11 +9,13 @@
  * long double. sps_spgemm and sps_csr_transpose on a CPU context, their argument and size
  * errors, and every host allocation of sps_spgemm failed in turn (status, no leak).
  * GPU build: the same products, larger random ones that fill every bin of the kernels (rows
- * of 0 to over 4096 columns, the global-memory bin, many products on one column), and the
- * multigrid products of real matrices (A A, A P with P the aggregation i -> i / 8, and
- * P^T (A P)) of the bundled files and, with SPS_MATRICES, of the shared ones (nos3, bcsstk14,
- * ani5_crop, G3_circuit, laplacian7pt_100): the GPU's C must have the reference's pattern
- * and its values to the bit; values that differ (ties of the compensated sums) are counted
+ * of 0 to over 4096 columns, the global-memory bin, many products on one column, long rows
+ * of A times an aggregation), and the multigrid products of real matrices (A A, A P with P
+ * the aggregation i -> i / 8, and P^T (A P)) of the bundled files (nos3, bcsstk14 and five
+ * more; A^T A and A A^T of the rectangular ash219) and, with SPS_MATRICES, of the shared
+ * ani5_crop, bcsstk13, rajat12, G3_circuit and laplacian7pt_100: the GPU's C must have the
+ * reference's pattern and its values to the bit (both add each c_ij's products in A's row order);
+ * values that differ ("ties": a compensated sum in another order would differ there) are counted
  * and printed, and none is allowed on these inputs.
  */
 #include "../../precond/spgemm.h"
