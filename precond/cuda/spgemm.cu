@@ -27,13 +27,13 @@
  * Bins: b = 1 to 9 takes keys up to 16 << (b - 1) into a table of TABLE = 32 << (b - 1)
  * slots, a group of G = TABLE / 8 threads a row (4, 8, ..., 1024); thread blocks of 128
  * threads up to bin 6 (rows a block R = 128 / G: 32, 16, 8, 4 in bins 1 to 4), of G threads
- * beyond. The count phase splits a group into subgroups of W lanes (W = 1, 1, 2, 4, 8, 8, 16,
- * 32, 32 in bins 1 to 9); the fill phase uses the whole group on one row of B.
- * Bin 10, longer rows: a thread block of 512 a row, a dense accumulator of n columns in
- * global memory per block (flags stamped with the row's number, so nothing is cleared between
- * rows), columns collected in order by a block-wide scan over [min j, max j] of the row.
- * A table holds at most half its slots (the key bounds the row's length), so linear probing
- * stays short; the hash is j * 107 mod the table size (Nagasaka et al.).
+ * beyond, and in the fill phase from bin 5 on (one row a block). The count phase splits a group
+ * into subgroups of W lanes (W = 1, 1, 2, 4, 8, 8, 16, 32, 32 in bins 1 to 9); the fill phase uses
+ * the whole group on one row of B. Bin 10, longer rows: a thread block of 512 a row, a dense
+ * accumulator of n columns in global memory per block (flags stamped with the row's number, so
+ * nothing is cleared between rows), columns collected in order by a block-wide scan over [min j,
+ * max j] of the row. A table holds at most half its slots (the key bounds the row's length), so
+ * linear probing stays short; the hash is j * 107 mod the table size (Nagasaka et al.).
  *
  * Thread-to-data map (bins 1 to 9): a group of G consecutive threads owns one row of C and
  * its table. Count phase: subgroup s of the G / W subgroups takes the entries a_ik of row i
