@@ -1,5 +1,6 @@
 # precond/local.mk: the preconditioner interface, its registry and parameters, the preconditioners,
-# the reordering and factorisations behind them, their CPU references (ref/) and CUDA kernels (cuda/).
+# the reordering and factorisations behind them, the sparse product of multigrid (spgemm), their
+# CPU references (ref/) and CUDA kernels (cuda/).
 libspsolve_la_SOURCES += \
 	%reldir%/precond.h \
 	%reldir%/precond.c \
@@ -25,6 +26,8 @@ libspsolve_la_SOURCES += \
 	%reldir%/ilut.c \
 	%reldir%/bjacobi.c \
 	%reldir%/cheby.c \
+	%reldir%/spgemm.h \
+	%reldir%/spgemm.c \
 	%reldir%/ref/kernels.h \
 	%reldir%/ref/trisolve.c \
 	%reldir%/ref/ilu0.c \
@@ -37,6 +40,7 @@ libspsolve_la_SOURCES += \
 	%reldir%/cuda/sync.cuh \
 	%reldir%/cuda/trisolve.cu \
 	%reldir%/cuda/ilu0.cu \
-	%reldir%/cuda/bjacobi.cu
+	%reldir%/cuda/bjacobi.cu \
+	%reldir%/cuda/spgemm.cu
 endif
 EXTRA_DIST += %reldir%/cuda/launchers.h %reldir%/cuda/sync.cuh

@@ -106,3 +106,15 @@ EXTRA_DIST += %reldir%/unit/spmv-tune-cuda.sh
 tests_unit_spmv_tune_SOURCES = %reldir%/unit/spmv_tune.c
 tests_unit_spmv_tune_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core -I$(top_srcdir)/spmv -I$(top_srcdir)/tests
 tests_unit_spmv_tune_LDADD = $(TEST_LDADD)
+
+# The sparse product of multigrid (precond/spgemm.c): spgemm checks the CPU reference against a
+# dense product and the host entry points' errors; spgemm_gpu (SPS_TEST_GPU) holds the GPU hash
+# SpGEMM to the reference bit for bit on random, every-bin and real products (A A, A P,
+# P^T A P); it exits 77 without a GPU.
+check_PROGRAMS += %reldir%/kernels/spgemm %reldir%/kernels/spgemm_gpu
+TESTS += %reldir%/kernels/spgemm %reldir%/kernels/spgemm_gpu
+%canon_reldir%_kernels_spgemm_SOURCES = %reldir%/kernels/spgemm.c
+%canon_reldir%_kernels_spgemm_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_spgemm_gpu_SOURCES = %reldir%/kernels/spgemm.c
+%canon_reldir%_kernels_spgemm_gpu_CPPFLAGS = $(AM_CPPFLAGS) -DSPS_TEST_GPU
+%canon_reldir%_kernels_spgemm_gpu_LDADD = $(TEST_LDADD)

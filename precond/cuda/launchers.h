@@ -80,6 +80,70 @@ cudaError_t sps_cuda_ilu0_factor(cudaStream_t stream, int64_t n, const int32_t *
 cudaError_t sps_cuda_bjacobi_apply(cudaStream_t stream, int64_t n, int bs, const double *inv,
                                    const double *r, double *z);
 
+/*
+ * The sparse product C = A B of sps_ref_spgemm_count/fill on the GPU (precond/cuda/spgemm.cu;
+ * the host driver is precond/spgemm.c). Rows are sorted into SPS_SPGEMM_BINS bins by a key:
+ * in the count phase min(the products of the row, n), in the fill phase the row's count.
+ * Bin 0: key 0 (nothing to do); bins 1 to 9: a hash table of 32 << (b - 1) slots in shared
+ * memory per row, for keys up to sps_cuda_spgemm_bin_cap(b) (half the table); bin 10
+ * (SPS_SPGEMM_DENSE_BIN): a dense accumulator of n columns in global memory per thread block.
+ */
+#define SPS_SPGEMM_BINS 11
+#define SPS_SPGEMM_DENSE_BIN 10
+/* The words of the binning counters: the bin sizes, then the largest key of the dense bin. */
+#define SPS_SPGEMM_COUNTERS (SPS_SPGEMM_BINS + 1)
+/* The first row of each bin in the row list (exclusive prefix sums of the bin sizes). */
+typedef struct sps_cuda_spgemm_offsets {
+  unsigned long long first[SPS_SPGEMM_BINS];
+} sps_cuda_spgemm_offsets;
+
+/* The largest key of bin b (1 to 9); -1 for the dense bin (no limit). */
+int64_t sps_cuda_spgemm_bin_cap(int b);
+
+/*
+ * The bin of each row i < m: fill = 0 (count phase): key = min(sum over the entries a_ik of
+ * row i of nnz(row k of B), n), and crp[i] <- 0 for rows of key 0; fill = 1: key =
+ * crp[i + 1] - crp[i]. rowbin[i] <- the bin; counters[b] += the rows of bin b,
+ * counters[SPS_SPGEMM_BINS] <- max(itself, the keys of the dense bin). counters zeroed by the
+ * caller.
+ */
+cudaError_t sps_cuda_spgemm_bin(cudaStream_t stream, int64_t m, int64_t n, int fill,
+                                const int64_t *arp, const int32_t *aci, const int64_t *brp,
+                                int64_t *crp, unsigned char *rowbin, unsigned long long *counters);
+
+/* rows[first[b] + t] <- the rows of bin b (b >= 1), in no particular order; cursors
+ * (SPS_SPGEMM_BINS words) zeroed by the caller. */
+cudaError_t sps_cuda_spgemm_scatter(cudaStream_t stream, int64_t m, const unsigned char *rowbin,
+                                    sps_cuda_spgemm_offsets first, unsigned long long *cursors,
+                                    int32_t *rows);
+
+/*
+ * Count phase of bin b for its nrows rows rows[0 .. nrows): cnt[i] <- the number of distinct
+ * columns of row i of C. The dense bin runs `blocks` thread blocks over `flags` (blocks * n
+ * ints, zeroed by the caller); the other bins ignore both.
+ */
+cudaError_t sps_cuda_spgemm_count(cudaStream_t stream, int b, int64_t nrows, const int32_t *rows,
+                                  int64_t n, const int64_t *arp, const int32_t *aci,
+                                  const int64_t *brp, const int32_t *bci, int64_t *cnt,
+                                  int blocks, unsigned *flags);
+
+/* In-place exclusive prefix sum of data[0 .. count) (CUB): with temp NULL, *bytes <- the
+ * scratch it needs; else the scan, with *bytes of scratch at temp. */
+cudaError_t sps_cuda_spgemm_scan(cudaStream_t stream, void *temp, size_t *bytes, int64_t *data,
+                                 int64_t count);
+
+/*
+ * Fill phase of bin b: row i's columns in ascending order into cci[crp[i] ..] and the values
+ * (compensated sums of the rounded products a_ik b_kj, rounded once) into cv. The dense bin
+ * runs `blocks` thread blocks over flags (blocks * n unsigned) and hi, lo (blocks * n doubles
+ * each), all zeroed by the caller.
+ */
+cudaError_t sps_cuda_spgemm_fill(cudaStream_t stream, int b, int64_t nrows, const int32_t *rows,
+                                 int64_t n, const int64_t *arp, const int32_t *aci,
+                                 const double *av, const int64_t *brp, const int32_t *bci,
+                                 const double *bv, const int64_t *crp, int32_t *cci, double *cv,
+                                 int blocks, unsigned *flags, double *hi, double *lo);
+
 #ifdef __cplusplus
 }
 #endif

@@ -57,8 +57,9 @@ void sps_ref_bjacobi_apply(int64_t n, int bs, const double *inv, const double *r
  *         ascending order into cci[crp[i]..] and c_ij = the compensated sum
  *         (core/compensated_sum.h) of the rounded products a_ik * b_kj into cv.
  * Every structural product makes an entry, zero or not. mark (n int64) and acc (n sums) are
- * work arrays of the caller. A GPU kernel that adds the products in another order gives the
- * same bits bar rare ties.
+ * work arrays of the caller. The products of c_ij are added in the order of their a_ik in
+ * A's row; a GPU kernel gives the same bits by keeping that order (in another order the
+ * compensated sums of cancelling products, as in the A A of stiffness matrices, differ).
  */
 void sps_ref_spgemm_count(int64_t m, int64_t n, const int64_t *arp, const int32_t *aci,
                           const int64_t *brp, const int32_t *bci, int64_t *mark, int64_t *ccount);
