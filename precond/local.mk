@@ -25,11 +25,14 @@ libspsolve_la_SOURCES += \
 	%reldir%/ilut.c \
 	%reldir%/bjacobi.c \
 	%reldir%/cheby.c \
+	%reldir%/aggregate.h \
+	%reldir%/aggregate.c \
 	%reldir%/ref/kernels.h \
 	%reldir%/ref/trisolve.c \
 	%reldir%/ref/ilu0.c \
 	%reldir%/ref/bjacobi.c \
-	%reldir%/ref/spgemm.c
+	%reldir%/ref/spgemm.c \
+	%reldir%/ref/aggregate.c
 
 if SPS_CUDA
 libspsolve_la_SOURCES += \
