@@ -151,6 +151,169 @@ cleanup:
   return st;
 }
 
+#ifdef SPS_HAVE_CUDA
+/* In a function with one exit: a launcher's status to st, then cleanup. */
+#define AGG_CUDA(call)                                                                             \
+  do {                                                                                             \
+    const cudaError_t agg_e_ = (call);                                                             \
+    if (agg_e_ != cudaSuccess)                                                                     \
+      SPS_TRY_FAIL(ctx,                                                                            \
+                   agg_e_ == cudaErrorMemoryAllocation ? SPS_ERR_DEVICE_MEMORY : SPS_ERR_CUDA,     \
+                   "%s:%d: %s: %s", __FILE__, __LINE__, #call, cudaGetErrorString(agg_e_));        \
+  } while (0)
+
+/* The device arrays of one aggregation besides agg_work's. */
+typedef struct agg_dev {
+  int64_t *rp, *cnt;
+  int32_t *ci, *crow, *keys;
+  double *v;
+  void *temp;
+  unsigned long long *words; /* 2 counters */
+} agg_dev;
+
+/* The whole aggregation on the context's GPU: upload A, the kernels, download agg (and S). */
+static sps_status aggregate_cuda(sps_context *ctx, const sps_host_csr *A, double theta,
+                                 int32_t *agg, int64_t *naggs, sps_host_csr *S,
+                                 sps_amg_aggregate_info *info)
+{
+  sps_status st = SPS_SUCCESS;
+  const sps_backend *be = ctx->be;
+  const cudaStream_t s = sps_cuda(ctx)->stream;
+  const int64_t n = A->n, nnz = A->rowptr[n];
+  const size_t n1 = (size_t)n + 1, nn = at_least_one(n);
+  agg_work w = {0};
+  agg_dev g = {0};
+  int64_t *hsrp = NULL;
+  int32_t *hsci = NULL;
+  size_t temp_bytes = 0, need = 0;
+  unsigned long long words[2];
+#define AGG_DMALLOC(ptr, count, size, what)                                                        \
+  SPS_TRY(be->malloc(ctx, (void **)&(ptr), (size_t)(count) * (size_t)(size), what))
+  /* 1. The strength graph. */
+  AGG_DMALLOC(g.rp, n1, sizeof(int64_t), "aggregation: A's row offsets");
+  AGG_DMALLOC(g.ci, at_least_one(nnz), sizeof(int32_t), "aggregation: A's columns");
+  AGG_DMALLOC(g.v, at_least_one(nnz), sizeof(double), "aggregation: A's values");
+  const double t_up = sps_wtime();
+  SPS_TRY(be->upload(ctx, g.rp, A->rowptr, n1 * sizeof(int64_t)));
+  SPS_TRY(be->upload(ctx, g.ci, A->colind, (size_t)nnz * sizeof(int32_t)));
+  SPS_TRY(be->upload(ctx, g.v, A->values, (size_t)nnz * sizeof(double)));
+  if (info) info->upload_seconds = sps_wtime() - t_up;
+  AGG_DMALLOC(w.d, nn, sizeof(double), "aggregation: diagonal");
+  AGG_DMALLOC(g.cnt, n1, sizeof(int64_t), "aggregation: row counts");
+  AGG_DMALLOC(w.crp, n1, sizeof(int64_t), "aggregation: strong rows");
+  AGG_DMALLOC(w.trp, n1, sizeof(int64_t), "aggregation: strong rows");
+  AGG_DMALLOC(w.srp, n1, sizeof(int64_t), "aggregation: strength graph");
+  AGG_DMALLOC(g.words, 2, sizeof(unsigned long long), "aggregation: counters");
+  AGG_CUDA(sps_cuda_agg_scan(s, NULL, &temp_bytes, g.cnt, w.crp, (int64_t)n1));
+  AGG_DMALLOC(g.temp, temp_bytes > 0 ? temp_bytes : 1, 1, "aggregation: scan scratch");
+  AGG_CUDA(sps_cuda_agg_diagonal(s, n, g.rp, g.ci, g.v, w.d));
+  AGG_CUDA(sps_cuda_agg_strong_count(s, n, g.rp, g.ci, g.v, w.d, theta, g.cnt));
+  AGG_CUDA(sps_cuda_agg_scan(s, g.temp, &temp_bytes, g.cnt, w.crp, (int64_t)n1));
+  int64_t nc = 0;
+  SPS_TRY(be->download(ctx, &nc, w.crp + n, sizeof nc));
+  AGG_DMALLOC(w.cci, at_least_one(nc), sizeof(int32_t), "aggregation: strong columns");
+  AGG_DMALLOC(w.tci, at_least_one(nc), sizeof(int32_t), "aggregation: strong columns");
+  AGG_DMALLOC(g.crow, at_least_one(nc), sizeof(int32_t), "aggregation: strong rows");
+  AGG_DMALLOC(g.keys, at_least_one(nc), sizeof(int32_t), "aggregation: sorted columns");
+  AGG_CUDA(sps_cuda_agg_strong_fill(s, n, g.rp, g.ci, g.v, w.d, theta, w.crp, w.cci, g.crow));
+  /* A is no longer needed: release its copy before the sort's scratch. */
+  be->free(ctx, g.ci), g.ci = NULL;
+  be->free(ctx, g.v), g.v = NULL;
+  /* T = C^T: column counts, offsets, entries sorted by column (rows ascending within). */
+  AGG_CUDA(sps_cuda_agg_column_count(s, n, nc, w.cci, g.cnt));
+  AGG_CUDA(sps_cuda_agg_scan(s, g.temp, &temp_bytes, g.cnt, w.trp, (int64_t)n1));
+  if (nc > 0) {
+    AGG_CUDA(sps_cuda_agg_sort_by_column(s, NULL, &need, n, nc, w.cci, g.crow, g.keys, w.tci));
+    if (need > temp_bytes) {
+      be->free(ctx, g.temp), g.temp = NULL;
+      temp_bytes = need;
+      AGG_DMALLOC(g.temp, temp_bytes, 1, "aggregation: sort scratch");
+    }
+    AGG_CUDA(
+        sps_cuda_agg_sort_by_column(s, g.temp, &temp_bytes, n, nc, w.cci, g.crow, g.keys, w.tci));
+  }
+  be->free(ctx, g.crow), g.crow = NULL;
+  be->free(ctx, g.keys), g.keys = NULL;
+  /* S = C u T. */
+  AGG_CUDA(sps_cuda_agg_union_count(s, n, w.crp, w.cci, w.trp, w.tci, g.cnt));
+  AGG_CUDA(sps_cuda_agg_scan(s, g.temp, &temp_bytes, g.cnt, w.srp, (int64_t)n1));
+  int64_t ns = 0;
+  SPS_TRY(be->download(ctx, &ns, w.srp + n, sizeof ns));
+  AGG_DMALLOC(w.sci, at_least_one(ns), sizeof(int32_t), "aggregation: strength graph");
+  AGG_CUDA(sps_cuda_agg_union_fill(s, n, w.crp, w.cci, w.trp, w.tci, w.srp, w.sci));
+  be->free(ctx, w.cci), w.cci = NULL;
+  be->free(ctx, w.tci), w.tci = NULL;
+  /* 2. MIS(2): a round is sweep, sweep, decide and the read of the undecided count. */
+  AGG_DMALLOC(w.key, nn, sizeof(uint64_t), "aggregation: keys");
+  AGG_DMALLOC(w.mkey1, nn, sizeof(uint64_t), "aggregation: keys");
+  AGG_DMALLOC(w.mkey2, nn, sizeof(uint64_t), "aggregation: keys");
+  AGG_DMALLOC(w.midx1, nn, sizeof(int32_t), "aggregation: indices");
+  AGG_DMALLOC(w.midx2, nn, sizeof(int32_t), "aggregation: indices");
+  AGG_CUDA(sps_cuda_agg_init(s, n, w.srp, w.key, g.words));
+  SPS_TRY(be->download(ctx, words, g.words, sizeof words[0]));
+  const int64_t isolated = (int64_t)words[0];
+  int mis_rounds = 0, attach_rounds = 0;
+  for (int64_t undecided = n - isolated; undecided > 0;) {
+    AGG_CUDA(sps_cuda_agg_sweep(s, n, w.srp, w.sci, w.key, NULL, w.mkey1, w.midx1));
+    AGG_CUDA(sps_cuda_agg_sweep(s, n, w.srp, w.sci, w.mkey1, w.midx1, w.mkey2, w.midx2));
+    AGG_CUDA(sps_cuda_agg_decide(s, n, w.mkey2, w.midx2, w.key, g.words));
+    SPS_TRY(be->download(ctx, words, g.words, sizeof words[0]));
+    undecided = (int64_t)words[0];
+    mis_rounds++;
+  }
+  /* 3. Aggregates: roots by a scan of their flags, then rounds of attach (agg ping-pongs
+   * between midx1 and midx2, free now). */
+  AGG_CUDA(sps_cuda_agg_root_flags(s, n, w.key, g.cnt));
+  AGG_CUDA(sps_cuda_agg_scan(s, g.temp, &temp_bytes, g.cnt, w.crp, (int64_t)n1));
+  SPS_TRY(be->download(ctx, naggs, w.crp + n, sizeof *naggs));
+  int32_t *cur = w.midx1, *next = w.midx2;
+  AGG_CUDA(sps_cuda_agg_roots(s, n, w.key, w.crp, cur));
+  for (int64_t left = n - isolated - *naggs; left > 0;) {
+    AGG_CUDA(sps_cuda_agg_attach(s, n, w.srp, w.sci, w.key, cur, next, g.words));
+    SPS_TRY(be->download(ctx, words, g.words, sizeof words));
+    left = (int64_t)words[1];
+    attach_rounds++;
+    int32_t *t = cur;
+    cur = next;
+    next = t;
+    if (left > 0 && words[0] == 0)
+      SPS_TRY_FAIL(ctx, SPS_ERR_STATE, "aggregation: %lld rows are not within distance 2 of a root",
+                   (long long)left);
+  }
+  SPS_TRY(be->download(ctx, agg, cur, (size_t)n * sizeof(int32_t)));
+  if (info) {
+    info->strong_entries = ns;
+    info->isolated = isolated;
+    info->mis_rounds = mis_rounds;
+    info->attach_rounds = attach_rounds;
+  }
+  if (S) {
+    SPS_TRY(sps_host_alloc(ctx, (void **)&hsrp, n1, sizeof(int64_t), "strength graph"));
+    SPS_TRY(
+        sps_host_alloc(ctx, (void **)&hsci, at_least_one(ns), sizeof(int32_t), "strength graph"));
+    SPS_TRY(be->download(ctx, hsrp, w.srp, n1 * sizeof(int64_t)));
+    SPS_TRY(be->download(ctx, hsci, w.sci, (size_t)ns * sizeof(int32_t)));
+    S->n = n;
+    S->rowptr = hsrp;
+    S->colind = hsci;
+    S->values = NULL;
+    hsrp = NULL;
+    hsci = NULL;
+  }
+#undef AGG_DMALLOC
+cleanup : {
+  void *dev[] = {w.d,   w.crp,   w.trp,   w.srp,   w.cci,   w.tci,  w.sci,
+                 w.key, w.mkey1, w.mkey2, w.midx1, w.midx2, w.agg2, g.rp,
+                 g.cnt, g.ci,    g.crow,  g.keys,  g.v,     g.temp, g.words};
+  for (size_t k = 0; k < sizeof dev / sizeof dev[0]; k++)
+    if (dev[k]) be->free(ctx, dev[k]);
+}
+  sps_host_free(hsrp);
+  sps_host_free(hsci);
+  return st;
+}
+#endif
+
 sps_status sps_amg_aggregate_ex(sps_context *ctx, const sps_host_csr *A, double theta, int32_t *agg,
                                 int64_t *naggs, sps_host_csr *S, sps_amg_aggregate_info *info)
 {
@@ -165,7 +328,16 @@ sps_status sps_amg_aggregate_ex(sps_context *ctx, const sps_host_csr *A, double 
     SPS_FAIL(ctx, SPS_ERR_SIZE, "aggregation: %lld rows exceed the int32 indices", (long long)A->n);
   if (S) memset(S, 0, sizeof *S);
   if (info) memset(info, 0, sizeof *info);
-  return aggregate_cpu(ctx, A, theta, agg, naggs, S, info);
+  const double t0 = sps_wtime();
+  sps_status st;
+#ifdef SPS_HAVE_CUDA
+  if (ctx->kind == SPS_DEVICE_CUDA)
+    st = aggregate_cuda(ctx, A, theta, agg, naggs, S, info);
+  else
+#endif
+    st = aggregate_cpu(ctx, A, theta, agg, naggs, S, info);
+  if (info) info->seconds = sps_wtime() - t0;
+  return st;
 }
 
 sps_status sps_amg_aggregate(sps_context *ctx, const sps_host_csr *A, double theta, int32_t *agg,

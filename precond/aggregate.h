@@ -36,6 +36,8 @@ typedef struct sps_amg_aggregate_info {
   int64_t isolated;       /* rows without neighbours in S (agg -1) */
   int mis_rounds;         /* rounds of MIS(2) */
   int attach_rounds;      /* rounds of joining rows to aggregates */
+  double seconds;         /* wall clock of the whole call */
+  double upload_seconds;  /* of which copying A to the device (0 on the CPU) */
 } sps_amg_aggregate_info;
 
 /*

@@ -40,6 +40,7 @@ libspsolve_la_SOURCES += \
 	%reldir%/cuda/sync.cuh \
 	%reldir%/cuda/trisolve.cu \
 	%reldir%/cuda/ilu0.cu \
-	%reldir%/cuda/bjacobi.cu
+	%reldir%/cuda/bjacobi.cu \
+	%reldir%/cuda/aggregate.cu
 endif
 EXTRA_DIST += %reldir%/cuda/launchers.h %reldir%/cuda/sync.cuh
