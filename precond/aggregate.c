@@ -75,6 +75,7 @@ static sps_status aggregate_cpu(sps_context *ctx, const sps_host_csr *A, double 
   const int64_t n = A->n;
   const size_t n1 = (size_t)n + 1, nn = at_least_one(n);
   agg_work w = {0};
+  const double t_start = sps_wtime();
   /* 1. The strength graph. */
   SPS_TRY(sps_host_alloc(ctx, (void **)&w.d, nn, sizeof(double), "aggregation: diagonal"));
   SPS_TRY(sps_host_alloc(ctx, (void **)&w.crp, n1, sizeof(int64_t), "aggregation: strong rows"));
@@ -98,6 +99,8 @@ static sps_status aggregate_cpu(sps_context *ctx, const sps_host_csr *A, double 
   sps_ref_agg_union_fill(n, w.crp, w.cci, w.trp, w.tci, w.srp, w.sci);
   sps_host_free(w.cci), w.cci = NULL;
   sps_host_free(w.tci), w.tci = NULL;
+  const double t_mis = sps_wtime();
+  if (info) info->strength_seconds = t_mis - t_start;
   /* 2. MIS(2). */
   SPS_TRY(sps_host_alloc(ctx, (void **)&w.key, nn, sizeof(uint64_t), "aggregation: keys"));
   SPS_TRY(sps_host_alloc(ctx, (void **)&w.mkey1, nn, sizeof(uint64_t), "aggregation: keys"));
@@ -117,6 +120,8 @@ static sps_status aggregate_cpu(sps_context *ctx, const sps_host_csr *A, double 
     undecided = sps_ref_agg_decide(n, w.mkey2, w.midx2, w.key);
     mis_rounds++;
   }
+  const double t_attach = sps_wtime();
+  if (info) info->mis_seconds = t_attach - t_mis;
   /* 3. Aggregates: roots, then rounds of attach (ping-pong between agg and agg2). */
   *naggs = sps_ref_agg_roots(n, w.key, agg);
   int32_t *cur = agg, *next = w.agg2;
@@ -132,6 +137,7 @@ static sps_status aggregate_cpu(sps_context *ctx, const sps_host_csr *A, double 
                    (long long)left);
   }
   if (cur != agg) memcpy(agg, cur, (size_t)n * sizeof(int32_t));
+  if (info) info->attach_seconds = sps_wtime() - t_attach;
   if (info) {
     info->strong_entries = ns;
     info->isolated = isolated;
@@ -197,7 +203,8 @@ static sps_status aggregate_cuda(sps_context *ctx, const sps_host_csr *A, double
   SPS_TRY(be->upload(ctx, g.rp, A->rowptr, n1 * sizeof(int64_t)));
   SPS_TRY(be->upload(ctx, g.ci, A->colind, (size_t)nnz * sizeof(int32_t)));
   SPS_TRY(be->upload(ctx, g.v, A->values, (size_t)nnz * sizeof(double)));
-  if (info) info->upload_seconds = sps_wtime() - t_up;
+  const double t_start = sps_wtime();
+  if (info) info->upload_seconds = t_start - t_up;
   AGG_DMALLOC(w.d, nn, sizeof(double), "aggregation: diagonal");
   AGG_DMALLOC(g.cnt, n1, sizeof(int64_t), "aggregation: row counts");
   AGG_DMALLOC(w.crp, n1, sizeof(int64_t), "aggregation: strong rows");
@@ -244,6 +251,8 @@ static sps_status aggregate_cuda(sps_context *ctx, const sps_host_csr *A, double
   be->free(ctx, w.cci), w.cci = NULL;
   be->free(ctx, w.tci), w.tci = NULL;
   /* 2. MIS(2): a round is sweep, sweep, decide and the read of the undecided count. */
+  const double t_mis = sps_wtime();
+  if (info) info->strength_seconds = t_mis - t_start;
   AGG_DMALLOC(w.key, nn, sizeof(uint64_t), "aggregation: keys");
   AGG_DMALLOC(w.mkey1, nn, sizeof(uint64_t), "aggregation: keys");
   AGG_DMALLOC(w.mkey2, nn, sizeof(uint64_t), "aggregation: keys");
@@ -261,6 +270,8 @@ static sps_status aggregate_cuda(sps_context *ctx, const sps_host_csr *A, double
     undecided = (int64_t)words[0];
     mis_rounds++;
   }
+  const double t_attach = sps_wtime();
+  if (info) info->mis_seconds = t_attach - t_mis;
   /* 3. Aggregates: roots by a scan of their flags, then rounds of attach (agg ping-pongs
    * between midx1 and midx2, free now). */
   AGG_CUDA(sps_cuda_agg_root_flags(s, n, w.key, g.cnt));
@@ -281,6 +292,7 @@ static sps_status aggregate_cuda(sps_context *ctx, const sps_host_csr *A, double
                    (long long)left);
   }
   SPS_TRY(be->download(ctx, agg, cur, (size_t)n * sizeof(int32_t)));
+  if (info) info->attach_seconds = sps_wtime() - t_attach;
   if (info) {
     info->strong_entries = ns;
     info->isolated = isolated;

@@ -36,8 +36,11 @@ typedef struct sps_amg_aggregate_info {
   int64_t isolated;       /* rows without neighbours in S (agg -1) */
   int mis_rounds;         /* rounds of MIS(2) */
   int attach_rounds;      /* rounds of joining rows to aggregates */
-  double seconds;         /* wall clock of the whole call */
-  double upload_seconds;  /* of which copying A to the device (0 on the CPU) */
+  double seconds;          /* wall clock of the whole call, of which: */
+  double upload_seconds;   /* copying A to the device (0 on the CPU) */
+  double strength_seconds; /* the strength graph (allocations included) */
+  double mis_seconds;      /* the rounds of MIS(2) */
+  double attach_seconds;   /* numbering the roots, the rounds of attach, agg to the caller */
 } sps_amg_aggregate_info;
 
 /*
