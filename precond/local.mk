@@ -28,11 +28,14 @@ libspsolve_la_SOURCES += \
 	%reldir%/cheby.c \
 	%reldir%/spgemm.h \
 	%reldir%/spgemm.c \
+	%reldir%/aggregate.h \
+	%reldir%/aggregate.c \
 	%reldir%/ref/kernels.h \
 	%reldir%/ref/trisolve.c \
 	%reldir%/ref/ilu0.c \
 	%reldir%/ref/bjacobi.c \
-	%reldir%/ref/spgemm.c
+	%reldir%/ref/spgemm.c \
+	%reldir%/ref/aggregate.c
 
 if SPS_CUDA
 libspsolve_la_SOURCES += \
@@ -41,6 +44,7 @@ libspsolve_la_SOURCES += \
 	%reldir%/cuda/trisolve.cu \
 	%reldir%/cuda/ilu0.cu \
 	%reldir%/cuda/bjacobi.cu \
-	%reldir%/cuda/spgemm.cu
+	%reldir%/cuda/spgemm.cu \
+	%reldir%/cuda/aggregate.cu
 endif
 EXTRA_DIST += %reldir%/cuda/launchers.h %reldir%/cuda/sync.cuh

@@ -144,6 +144,55 @@ cudaError_t sps_cuda_spgemm_fill(cudaStream_t stream, int b, int64_t nrows, cons
                                  const double *bv, const int64_t *crp, int32_t *cci, double *cv,
                                  int blocks, unsigned *flags, double *hi, double *lo);
 
+/*
+ * The steps of strength of connection and MIS(2) aggregation (precond/cuda/aggregate.cu), each
+ * the reference step of the same name (precond/ref/kernels.h) on device arrays, giving the
+ * same integers. Where the reference returns a count, the launcher clears a device word and
+ * the kernel adds to it (isolated rows; rows still undecided; counts[0] rows changed and
+ * counts[1] rows left by attach). The count kernels also set count[n] = 0, so the exclusive
+ * scan of n + 1 words (sps_cuda_agg_scan) gives the offsets with the total last. The transpose
+ * is column_count (into count, n + 1 words, cleared first), a scan, and sort_by_column: C's
+ * entries (cci, crow: the row of each) stably sorted by column, the rows landing in tci (the
+ * sorted columns in keys_out, scratch). Scan and sort follow CUB's convention: with temp NULL
+ * they only set *temp_bytes. root_flags writes flags[i] = 1 for IN rows (flags[n] = 0); roots
+ * then numbers them with rank, the scanned flags.
+ */
+cudaError_t sps_cuda_agg_diagonal(cudaStream_t s, int64_t n, const int64_t *rp, const int32_t *ci,
+                                  const double *v, double *d);
+cudaError_t sps_cuda_agg_strong_count(cudaStream_t s, int64_t n, const int64_t *rp,
+                                      const int32_t *ci, const double *v, const double *d,
+                                      double theta, int64_t *count);
+cudaError_t sps_cuda_agg_strong_fill(cudaStream_t s, int64_t n, const int64_t *rp,
+                                     const int32_t *ci, const double *v, const double *d,
+                                     double theta, const int64_t *crp, int32_t *cci,
+                                     int32_t *crow);
+cudaError_t sps_cuda_agg_scan(cudaStream_t s, void *temp, size_t *temp_bytes, const int64_t *count,
+                              int64_t *offsets, int64_t n1);
+cudaError_t sps_cuda_agg_column_count(cudaStream_t s, int64_t n, int64_t nc, const int32_t *cci,
+                                      int64_t *count);
+cudaError_t sps_cuda_agg_sort_by_column(cudaStream_t s, void *temp, size_t *temp_bytes, int64_t n,
+                                        int64_t nc, const int32_t *cci, const int32_t *crow,
+                                        int32_t *keys_out, int32_t *tci);
+cudaError_t sps_cuda_agg_union_count(cudaStream_t s, int64_t n, const int64_t *crp,
+                                     const int32_t *cci, const int64_t *trp, const int32_t *tci,
+                                     int64_t *count);
+cudaError_t sps_cuda_agg_union_fill(cudaStream_t s, int64_t n, const int64_t *crp,
+                                    const int32_t *cci, const int64_t *trp, const int32_t *tci,
+                                    const int64_t *srp, int32_t *sci);
+cudaError_t sps_cuda_agg_init(cudaStream_t s, int64_t n, const int64_t *srp, uint64_t *key,
+                              unsigned long long *isolated);
+cudaError_t sps_cuda_agg_sweep(cudaStream_t s, int64_t n, const int64_t *srp, const int32_t *sci,
+                               const uint64_t *kin, const int32_t *iin, uint64_t *kout,
+                               int32_t *iout);
+cudaError_t sps_cuda_agg_decide(cudaStream_t s, int64_t n, const uint64_t *mkey,
+                                const int32_t *midx, uint64_t *key, unsigned long long *undecided);
+cudaError_t sps_cuda_agg_root_flags(cudaStream_t s, int64_t n, const uint64_t *key, int64_t *flags);
+cudaError_t sps_cuda_agg_roots(cudaStream_t s, int64_t n, const uint64_t *key, const int64_t *rank,
+                               int32_t *agg);
+cudaError_t sps_cuda_agg_attach(cudaStream_t s, int64_t n, const int64_t *srp, const int32_t *sci,
+                                const uint64_t *key, const int32_t *ain, int32_t *aout,
+                                unsigned long long *counts);
+
 #ifdef __cplusplus
 }
 #endif
