@@ -25,6 +25,15 @@ libspsolve_la_SOURCES += \
 	%reldir%/ilut.c \
 	%reldir%/bjacobi.c \
 	%reldir%/cheby.c \
+	%reldir%/tridiag_eig.h \
+	%reldir%/tridiag_eig.c \
+	%reldir%/amg.h \
+	%reldir%/amg.c \
+	%reldir%/amg_hierarchy.c \
+	%reldir%/amg_spectrum.c \
+	%reldir%/amg_coarse.c \
+	%reldir%/amg_cycle.c \
+	%reldir%/amg_aggregate_host.c \
 	%reldir%/ref/kernels.h \
 	%reldir%/ref/trisolve.c \
 	%reldir%/ref/ilu0.c \
