@@ -88,13 +88,6 @@ sps_status amg_spectral_radius(sps_context *ctx, const sps_host_csr *H, const do
 sps_status amg_dense_inverse(sps_context *ctx, const sps_host_csr *H, int symmetric,
                              sps_host_rcsr *G, int64_t *dropped);
 
-/*
- * The aggregates of the strong graph of A (host, sorted columns, every diagonal stored):
- * agg[i] in 0 .. *naggs - 1, or -1 for a row with no strong connection (amg_aggregate_host.c).
- */
-sps_status sps_amg_aggregate(sps_context *ctx, const sps_host_csr *A, double theta, int32_t *agg,
-                             int64_t *naggs);
-
 /* z <- the cycle applied to r (amg_cycle.c): allocates nothing, reads nothing back. */
 sps_status amg_cycle_apply(sps_precond *pc, const double *r, double *z);
 

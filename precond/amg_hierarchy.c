@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "../core/compensated_sum.h"
+#include "aggregate.h"
 #include "amg.h"
 #include "ref/kernels.h"
 
@@ -11,7 +12,7 @@
  * smoothed_aggregation_solver and of PETSc's GAMG). For level l with operator A (n rows,
  * D = diag(A)):
  *   1. aggregates: the strong graph (j strong for i when |a_ij| >= theta_l sqrt(|a_ii a_jj|),
- *      symmetrised) partitioned into aggregates; agg(i) in 0 .. n_c - 1, or -1 for a row
+ *      symmetrised) partitioned by MIS(2) aggregation (precond/aggregate.h); agg(i) in 0 .. n_c - 1, or -1 for a row
  *      with no strong neighbour, which no aggregate takes. theta_l = amg.strength *
  *      AMG_STRENGTH_DECAY^l: the Galerkin operators spread a row over more and smaller
  *      entries level after level (30 to 190 per row on the 3-D Laplacian's levels 1 to 3), so

@@ -25,6 +25,8 @@ libspsolve_la_SOURCES += \
 	%reldir%/ilut.c \
 	%reldir%/bjacobi.c \
 	%reldir%/cheby.c \
+	%reldir%/aggregate.h \
+	%reldir%/aggregate.c \
 	%reldir%/tridiag_eig.h \
 	%reldir%/tridiag_eig.c \
 	%reldir%/amg.h \
@@ -33,12 +35,12 @@ libspsolve_la_SOURCES += \
 	%reldir%/amg_spectrum.c \
 	%reldir%/amg_coarse.c \
 	%reldir%/amg_cycle.c \
-	%reldir%/amg_aggregate_host.c \
 	%reldir%/ref/kernels.h \
 	%reldir%/ref/trisolve.c \
 	%reldir%/ref/ilu0.c \
 	%reldir%/ref/bjacobi.c \
-	%reldir%/ref/spgemm.c
+	%reldir%/ref/spgemm.c \
+	%reldir%/ref/aggregate.c
 
 if SPS_CUDA
 libspsolve_la_SOURCES += \

@@ -98,6 +98,18 @@ TESTS += %reldir%/kernels/precond_kernels %reldir%/kernels/precond_kernels_gpu
 %canon_reldir%_kernels_precond_kernels_gpu_CPPFLAGS = $(AM_CPPFLAGS) -DSPS_TEST_GPU
 %canon_reldir%_kernels_precond_kernels_gpu_LDADD = $(TEST_LDADD)
 
+# Strength of connection and MIS(2) aggregation (precond/aggregate.c): amg_aggregate checks the
+# CPU reference against the definitions (strength graph, MIS(2), joining rule, counts);
+# amg_aggregate_gpu (SPS_TEST_GPU) the CUDA kernels against the CPU reference, element for
+# element, with the GPU's time next to one SpMV; it exits 77 without a GPU.
+check_PROGRAMS += %reldir%/kernels/amg_aggregate %reldir%/kernels/amg_aggregate_gpu
+TESTS += %reldir%/kernels/amg_aggregate %reldir%/kernels/amg_aggregate_gpu
+%canon_reldir%_kernels_amg_aggregate_SOURCES = %reldir%/kernels/amg_aggregate.c
+%canon_reldir%_kernels_amg_aggregate_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_amg_aggregate_gpu_SOURCES = %reldir%/kernels/amg_aggregate.c
+%canon_reldir%_kernels_amg_aggregate_gpu_CPPFLAGS = $(AM_CPPFLAGS) -DSPS_TEST_GPU
+%canon_reldir%_kernels_amg_aggregate_gpu_LDADD = $(TEST_LDADD)
+
 # TUNE and its disk cache through the API: on the CPU, and (spmv-tune-cuda.sh) the same program
 # on the GPU, where the candidates are timed in CUDA graphs (skips without a GPU).
 check_PROGRAMS += tests/unit/spmv_tune

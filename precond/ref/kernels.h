@@ -75,6 +75,79 @@ void sps_ref_spgemm_fill(int64_t m, int64_t n, const int64_t *arp, const int32_t
 void sps_ref_csr_transpose(int64_t m, int64_t n, const int64_t *rp, const int32_t *ci,
                            const double *v, int64_t *trp, int32_t *tci, double *tv);
 
+/*
+ * Strength of connection and MIS(2) aggregation for smoothed-aggregation AMG
+ * (precond/ref/aggregate.c; Bell, Dalton and Olson, SIAM J. Sci. Comput. 34 (2012)). The steps,
+ * each a pass over the rows that the CUDA kernels (precond/cuda/aggregate.cu) make with one
+ * thread a row, with the same integers as results:
+ *   diagonal      d[i] <- a_ii (0 when row i stores none)
+ *   strong_count  count[i] <- the number of j != i in row i with a_ij != 0 and
+ *                 |a_ij| >= theta sqrt(|a_ii a_jj|) ("j is strong in row i")
+ *   strong_fill   those columns, ascending, into cci[crp[i]..] (crp: the prefix sums)
+ *   then the transpose T = C^T of that directed graph C (sps_ref_csr_transpose, pattern only)
+ *   union_count   count[i] <- |C_i u T_i|, the row of the symmetric strength graph S
+ *   union_fill    its columns, ascending, into sci[srp[i]..]
+ *   init          key[i] <- (state << 62) | p(i): state UNDECIDED, or OUT for a row without
+ *                 neighbours in S (isolated: it takes no part)
+ *   sweep         (mkey, midx)_i <- max((kin, iin)_i, max_{j in S(i)} (kin, iin)_j),
+ *                 lexicographic; iin NULL stands for iin[i] = i (the tuples T_i = (key_i, i))
+ *   decide        for each undecided i: IN when midx[i] == i, else OUT when mkey[i]'s state
+ *                 is IN; returns the number of rows still undecided
+ *   roots         agg[i] <- the rank of i among the IN rows (ascending), or -1; returns
+ *                 their number
+ *   attach        for each row with neighbours and ain[i] < 0: aout[i] <- ain[j] for the
+ *                 neighbour j with ain[j] >= 0 and the largest (p(j), j), or -1 when none;
+ *                 other rows copy ain. *changed: rows assigned in this step; *left: rows
+ *                 with neighbours still at -1 after it.
+ * A round of MIS(2) is sweep (from the tuples), sweep (from the first sweep's result),
+ * decide. The key packs the state (OUT 0 < UNDECIDED 1 < IN 2) above a 62-bit priority,
+ * so that comparing keys, then indices, compares the tuples (state, p, i).
+ */
+#define SPS_AGG_OUT 0u
+#define SPS_AGG_UNDECIDED 1u
+#define SPS_AGG_IN 2u
+#define SPS_AGG_STATE_SHIFT 62
+#define SPS_AGG_PRIORITY_MASK ((1ull << SPS_AGG_STATE_SHIFT) - 1ull)
+/* The seed of the priorities. */
+#define SPS_AGG_SEED 0x5A66A66E5EEDull
+
+#if defined(__CUDACC__)
+#define SPS_AGG_HD __host__ __device__
+#else
+#define SPS_AGG_HD
+#endif
+
+/*
+ * p(i): the top 62 bits of splitmix64's draw from the state SPS_AGG_SEED + i 0x9E3779B97F4A7C15
+ * (core/splitmix64.h's sps_splitmix64_next, repeated here so that the CUDA kernels compute
+ * the same bits; tests/kernels/amg_aggregate.c checks the two agree).
+ */
+static inline SPS_AGG_HD uint64_t sps_agg_priority(int64_t i)
+{
+  uint64_t z = SPS_AGG_SEED + ((uint64_t)i + 1u) * 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return (z ^ (z >> 31)) >> (64 - SPS_AGG_STATE_SHIFT);
+}
+
+void sps_ref_agg_diagonal(int64_t n, const int64_t *rp, const int32_t *ci, const double *v,
+                          double *d);
+void sps_ref_agg_strong_count(int64_t n, const int64_t *rp, const int32_t *ci, const double *v,
+                              const double *d, double theta, int64_t *count);
+void sps_ref_agg_strong_fill(int64_t n, const int64_t *rp, const int32_t *ci, const double *v,
+                             const double *d, double theta, const int64_t *crp, int32_t *cci);
+void sps_ref_agg_union_count(int64_t n, const int64_t *crp, const int32_t *cci,
+                             const int64_t *trp, const int32_t *tci, int64_t *count);
+void sps_ref_agg_union_fill(int64_t n, const int64_t *crp, const int32_t *cci, const int64_t *trp,
+                            const int32_t *tci, const int64_t *srp, int32_t *sci);
+void sps_ref_agg_init(int64_t n, const int64_t *srp, uint64_t *key);
+void sps_ref_agg_sweep(int64_t n, const int64_t *srp, const int32_t *sci, const uint64_t *kin,
+                       const int32_t *iin, uint64_t *kout, int32_t *iout);
+int64_t sps_ref_agg_decide(int64_t n, const uint64_t *mkey, const int32_t *midx, uint64_t *key);
+int64_t sps_ref_agg_roots(int64_t n, const uint64_t *key, int32_t *agg);
+void sps_ref_agg_attach(int64_t n, const int64_t *srp, const int32_t *sci, const uint64_t *key,
+                        const int32_t *ain, int32_t *aout, int64_t *changed, int64_t *left);
+
 #ifdef __cplusplus
 }
 #endif
