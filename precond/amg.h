@@ -71,6 +71,27 @@ sps_status amg_product(sps_context *ctx, const sps_host_rcsr *A, const sps_host_
                        sps_host_rcsr *C);
 
 /*
+ * The tentative prolongator T (n x nc) of the aggregates agg (n entries, -1 for a row left
+ * out) fitted to the near-null vector B (n entries, nonzero): t_{i,agg(i)} = B_i / Bc_agg(i)
+ * with Bc_J = ||B restricted to aggregate J|| (into Bc, nc entries), rows with agg(i) = -1
+ * empty. Its columns are orthonormal and T Bc = B on the aggregated rows.
+ */
+sps_status amg_tentative(sps_context *ctx, int64_t n, const int32_t *agg, int64_t nc,
+                         const double *B, sps_host_rcsr *T, double *Bc);
+
+/*
+ * The smoothed prolongator P = (I - omega D^-1 H) T and R = P^T (amg_hierarchy.c), from the
+ * aggregates of H (host, sorted columns, every diagonal stored), the near-null vector B (Bc
+ * gets the coarse one, as amg_tentative) and hdinv = 1/h_ii. P has the pattern of H T.
+ */
+sps_status amg_prolongator(sps_context *ctx, const sps_host_csr *H, const int32_t *agg,
+                           int64_t nc, const double *B, double *Bc, const double *hdinv,
+                           double omega, sps_host_rcsr *P, sps_host_rcsr *R);
+
+/* The strength threshold of level l: amg.strength times AMG_STRENGTH_DECAY^l. */
+double amg_level_theta(const sps_precond_params *prm, int l);
+
+/*
  * The largest eigenvalue estimate of D^-1 H (H square on the host, d the inverse diagonal,
  * n entries; D > 0): `steps` Lanczos steps on D^-1/2 H D^-1/2 from a fixed pseudo-random start
  * (host arithmetic: the same on every device), the largest Ritz value (amg_spectrum.c).

@@ -20,8 +20,12 @@
  *      stalls (PETSc GAMG's -pc_gamg_threshold_scale). Measured on the shared matrices:
  *      halving per level takes CG+AMG on laplacian7pt_100 from 25 to 12 iterations, G3_circuit
  *      from 22 to 21, the others unchanged or better (doc/performance.md);
- *   2. the tentative prolongator T (n x n_c): t_{i,agg(i)} = 1/sqrt(|aggregate of i|), so its
- *      columns are orthonormal and each aggregate reproduces the constant vector;
+ *   2. the tentative prolongator T (n x n_c) that interpolates the near-null vector B
+ *      exactly: t_{i,agg(i)} = B_i / ||B_J|| (J the aggregate of i), so T's columns are
+ *      orthonormal and T B_c = B on the aggregated rows with B_c,J = ||B_J||, the coarse
+ *      level's near-null vector. B = 1 on the finest level (the constants, the null space of
+ *      a Laplacian without Dirichlet rows); carrying B_c down (PyAMG's fit_candidates) keeps
+ *      the exact null vector of a singular problem on every level;
  *   3. the smoothed prolongator P = (I - omega D^-1 A) T, omega = 4/(3 rho) with rho the
  *      Lanczos estimate of the spectral radius of D^-1 A (amg_spectrum.c): the damped Jacobi
  *      step that minimises the energy of the coarse basis functions' high frequencies;
@@ -45,6 +49,11 @@
 #define AMG_STALL 0.9
 #define AMG_STRENGTH_DECAY 0.5
 #define AMG_UPPER_MARGIN 1.1
+
+double amg_level_theta(const sps_precond_params *prm, int l)
+{
+  return prm->amg_strength * pow(AMG_STRENGTH_DECAY, l);
+}
 
 /* The host CSR of a square level as a rectangular one (a view). */
 static sps_host_rcsr rview(const sps_host_csr *H)
@@ -182,40 +191,51 @@ static sps_status level_smoother(sps_precond *pc, amg_data *d, int l, const sps_
   return SPS_SUCCESS;
 }
 
-/*
- * P = (I - omega D^-1 A) T and R = P^T from the aggregates (n_c of them) of H. The pattern of
- * A T holds T's (every row of H has its diagonal), so P has A T's pattern.
- */
-static sps_status prolongator(sps_context *ctx, const sps_host_csr *H, const int32_t *agg,
-                              int64_t nc, const double *hdinv, double omega, sps_host_rcsr *P,
-                              sps_host_rcsr *R)
+sps_status amg_tentative(sps_context *ctx, int64_t n, const int32_t *agg, int64_t nc,
+                         const double *B, sps_host_rcsr *T, double *Bc)
+{
+  sps_status st = SPS_SUCCESS;
+  memset(T, 0, sizeof *T);
+  int64_t nt = 0;
+  /* Bc_J = ||B restricted to J|| (a compensated sum of squares, in row order) */
+  sps_csum *sq = NULL;
+  SPS_TRY(sps_host_alloc(ctx, (void **)&sq, (size_t)(nc > 0 ? nc : 1), sizeof(sps_csum),
+                         "AMG aggregate norms"));
+  for (int64_t j = 0; j < nc; j++) sq[j] = sps_csum_zero();
+  for (int64_t i = 0; i < n; i++)
+    if (agg[i] >= 0) {
+      sps_csum_add(&sq[agg[i]], B[i] * B[i]);
+      nt++;
+    }
+  for (int64_t j = 0; j < nc; j++) Bc[j] = sqrt(sps_csum_value(sq[j]));
+  /* t_{i,agg(i)} = B_i / Bc_agg(i), rows with agg(i) = -1 empty */
+  SPS_TRY(sps_host_rcsr_alloc(ctx, T, n, nc, nt, "AMG tentative prolongator"));
+  for (int64_t i = 0, k = 0; i < n; i++) {
+    if (agg[i] >= 0) {
+      T->colind[k] = agg[i];
+      T->values[k++] = B[i] / Bc[agg[i]];
+    }
+    T->rowptr[i + 1] = k;
+  }
+cleanup:
+  sps_host_free(sq);
+  return st;
+}
+
+sps_status amg_prolongator(sps_context *ctx, const sps_host_csr *H, const int32_t *agg,
+                           int64_t nc, const double *B, double *Bc, const double *hdinv,
+                           double omega, sps_host_rcsr *P, sps_host_rcsr *R)
 {
   const int64_t n = H->n;
   sps_status st = SPS_SUCCESS;
   sps_host_rcsr T = {0};
-  int64_t *size = NULL;
   memset(P, 0, sizeof *P);
   memset(R, 0, sizeof *R);
-  SPS_TRY(sps_host_calloc(ctx, (void **)&size, (size_t)(nc > 0 ? nc : 1), sizeof(int64_t),
-                          "AMG aggregate sizes"));
-  int64_t nt = 0;
-  for (int64_t i = 0; i < n; i++)
-    if (agg[i] >= 0) {
-      size[agg[i]]++;
-      nt++;
-    }
-  /* T: t_{i,agg(i)} = 1/sqrt(|aggregate|), rows with agg(i) = -1 empty */
-  SPS_TRY(sps_host_rcsr_alloc(ctx, &T, n, nc, nt, "AMG tentative prolongator"));
-  for (int64_t i = 0, k = 0; i < n; i++) {
-    if (agg[i] >= 0) {
-      T.colind[k] = agg[i];
-      T.values[k++] = 1.0 / sqrt((double)size[agg[i]]);
-    }
-    T.rowptr[i + 1] = k;
-  }
+  SPS_TRY(amg_tentative(ctx, n, agg, nc, B, &T, Bc));
   const sps_host_rcsr Hr = rview(H);
   SPS_TRY(amg_product(ctx, &Hr, &T, P));
-  /* p_ij = t_ij - omega / a_ii (A T)_ij */
+  /* p_ij = t_ij - omega / a_ii (A T)_ij: the pattern of A T holds T's (every row of H has its
+   * diagonal) */
   for (int64_t i = 0; i < n; i++) {
     const double w = omega * hdinv[i];
     for (int64_t k = P->rowptr[i]; k < P->rowptr[i + 1]; k++) {
@@ -232,7 +252,6 @@ cleanup:
     sps_host_rcsr_free(R);
   }
   sps_host_rcsr_free(&T);
-  sps_host_free(size);
   return st;
 }
 
@@ -245,6 +264,7 @@ sps_status amg_hierarchy_build(sps_precond *pc, const sps_matrix *A, amg_data *d
   sps_host_rcsr P = {0}, R = {0}, AP = {0}, Ac = {0}, G = {0};
   double *hdinv = NULL, *hsd = NULL;
   int32_t *agg = NULL;
+  double *B = NULL, *Bc = NULL;
   const int64_t n0 = A->nrows;
   d->smoother = prm->amg_smoother;
   d->degree = prm->amg_cheby_degree;
@@ -271,6 +291,11 @@ sps_status amg_hierarchy_build(sps_precond *pc, const sps_matrix *A, amg_data *d
                          "AMG smoother diagonal (host)"));
   SPS_TRY(sps_host_alloc(ctx, (void **)&agg, (size_t)(n0 > 0 ? n0 : 1), sizeof(int32_t),
                          "AMG aggregates"));
+  SPS_TRY(sps_host_alloc(ctx, (void **)&B, (size_t)(n0 > 0 ? n0 : 1), sizeof(double),
+                         "AMG near-null vector"));
+  SPS_TRY(sps_host_alloc(ctx, (void **)&Bc, (size_t)(n0 > 0 ? n0 : 1), sizeof(double),
+                         "AMG near-null vector"));
+  for (int64_t i = 0; i < n0; i++) B[i] = 1.0;
   d->lv[0].asign = pc->sign * d->outer;
   if (pc->plan)
     d->lv[0].Aplan = pc->plan;
@@ -286,7 +311,7 @@ sps_status amg_hierarchy_build(sps_precond *pc, const sps_matrix *A, amg_data *d
     L->n = H.n;
     L->nnz = l == 0 ? A->nnz : H.rowptr[H.n];
     SPS_TRY(level_smoother(pc, d, l, &H, hdinv, hsd));
-    const double theta = prm->amg_strength * pow(AMG_STRENGTH_DECAY, l);
+    const double theta = amg_level_theta(prm, l);
     int last = H.n <= prm->amg_coarse_size || l + 1 >= prm->amg_levels;
     int64_t nc = 0;
     if (!last) {
@@ -304,7 +329,10 @@ sps_status amg_hierarchy_build(sps_precond *pc, const sps_matrix *A, amg_data *d
       }
       break;
     }
-    SPS_TRY(prolongator(ctx, &H, agg, nc, hdinv, 4.0 / (3.0 * L->rho), &P, &R));
+    SPS_TRY(amg_prolongator(ctx, &H, agg, nc, B, Bc, hdinv, 4.0 / (3.0 * L->rho), &P, &R));
+    double *swap = B;
+    B = Bc;
+    Bc = swap;
     const sps_host_rcsr Hr = rview(&H);
     SPS_TRY(amg_product(ctx, &Hr, &P, &AP));
     SPS_TRY(amg_product(ctx, &R, &AP, &Ac));
@@ -345,5 +373,7 @@ cleanup:
   sps_host_free(hdinv);
   sps_host_free(hsd);
   sps_host_free(agg);
+  sps_host_free(B);
+  sps_host_free(Bc);
   return st;
 }
