@@ -45,7 +45,7 @@ static const param_spec params[] = {
      INT_PARAM(cheby_lanczos), 2.0, 200.0, 20.0},
     {"amg.strength",
      "AMG: j is a strong neighbour of i when |a_ij| >= theta sqrt(|a_ii a_jj|), theta halved on each coarser level",
-     DOUBLE_PARAM(amg_strength), 0.0, 1.0, 0.08},
+     DOUBLE_PARAM(amg_strength), 0.0, 1.0, 0.12},
     {"amg.smoother", "AMG: 0 Chebyshev in D^-1 A, 1 l1-Jacobi", INT_PARAM(amg_smoother), 0.0,
      1.0, 0.0},
     {"amg.cheby_degree", "AMG: degree of the Chebyshev smoother (SpMVs per smoothing)",
