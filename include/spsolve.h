@@ -769,7 +769,21 @@ sps_status sps_solver_set_precond(sps_solver *solver, sps_precond_type precond);
  *                     than n / 10000 level sets (default -1)
  *  - "bjacobi.block"  rows per diagonal block, 0 to choose from the matrix (default 0)
  *  - "cheby.degree"   degree of the Chebyshev polynomial, 1 to 64 (default 4)
- *  - "cheby.lanczos"  Lanczos steps of the eigenvalue estimate (default 20)
+ *  - "cheby.lanczos"  Lanczos steps of the eigenvalue estimates of cheby and of amg's
+ *                     levels (default 20)
+ *  - "amg.strength"   theta in [0, 1]: j is a strong neighbour of i when |a_ij| >=
+ *                     theta sqrt(|a_ii a_jj|); theta is halved on each coarser level
+ *                     (default 0.12)
+ *  - "amg.smoother"   0 Chebyshev in D^-1 A, 1 l1-Jacobi (default 0)
+ *  - "amg.cheby_degree"  degree of the Chebyshev smoother, 1 to 16: SpMVs per smoothing
+ *                     (default 3)
+ *  - "amg.cheby_ratio"  the smoother's interval is [b / ratio, b], b 1.1 times the Lanczos
+ *                     estimate of the largest eigenvalue of D^-1 A (default 20)
+ *  - "amg.levels"     the most levels, the finest included, 1 to ::SPS_AMG_MAX_LEVELS
+ *                     (default ::SPS_AMG_MAX_LEVELS)
+ *  - "amg.coarse_size"  stop coarsening at this many rows or fewer, 1 to 800; the coarsest
+ *                     level is solved by its dense inverse (default 300)
+ *  - "amg.cycle"      1 V-cycle, 2 W-cycle, 3 F-cycle (not exactly symmetric) (default 1)
  * @return ::SPS_ERR_ARGUMENT for an unknown name or a value out of range (the message
  *         names both).
  */
