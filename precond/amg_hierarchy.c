@@ -1,6 +1,9 @@
 /* amg_hierarchy.c: the setup of smoothed-aggregation multigrid: on the host, level by level, the aggregates, the smoothed prolongator, the Galerkin coarse operator and the smoother's data; each level's operators then handed to the context's device with their own SpMV plans. */
 #include <math.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "../core/compensated_sum.h"
 #include "aggregate.h"
@@ -48,6 +51,8 @@
 
 #define AMG_STALL 0.9
 #define AMG_STRENGTH_DECAY 0.5
+/* amg_product runs on OpenMP threads from this many rows of A up */
+#define AMG_PRODUCT_THREAD_ROWS 20000
 #define AMG_UPPER_MARGIN 1.1
 
 double amg_level_theta(const sps_precond_params *prm, int l)
@@ -69,20 +74,38 @@ sps_status amg_product(sps_context *ctx, const sps_host_rcsr *A, const sps_host_
   int64_t *mark = NULL, *count = NULL;
   sps_csum *acc = NULL;
   memset(C, 0, sizeof *C);
+  const int64_t m = A->nrows;
+  /* Row blocks, one per thread, each with its own markers and sums: the rows of C are
+   * independent, so the result does not depend on the number of threads. */
+  int nt = 1;
+#ifdef _OPENMP
+  if (m >= AMG_PRODUCT_THREAD_ROWS) nt = omp_get_max_threads();
+#endif
   const size_t nc = (size_t)(B->ncols > 0 ? B->ncols : 1);
-  SPS_TRY(sps_host_alloc(ctx, (void **)&mark, nc, sizeof(int64_t), "AMG product markers"));
-  SPS_TRY(sps_host_alloc(ctx, (void **)&count, (size_t)A->nrows + 1, sizeof(int64_t),
+  SPS_TRY(sps_host_alloc(ctx, (void **)&mark, (size_t)nt * nc, sizeof(int64_t),
+                         "AMG product markers"));
+  SPS_TRY(sps_host_alloc(ctx, (void **)&count, (size_t)m + 1, sizeof(int64_t),
                          "AMG product row counts"));
-  sps_ref_spgemm_count(A->nrows, B->ncols, A->rowptr, A->colind, B->rowptr, B->colind, mark,
-                       count);
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+  for (int t = 0; t < nt; t++) {
+    const int64_t r0 = m * t / nt, r1 = m * (t + 1) / nt;
+    sps_ref_spgemm_count(r1 - r0, B->ncols, A->rowptr + r0, A->colind, B->rowptr, B->colind,
+                         mark + (size_t)t * nc, count + r0);
+  }
   int64_t nnz = 0;
-  for (int64_t i = 0; i < A->nrows; i++) nnz += count[i];
-  SPS_TRY(sps_host_rcsr_alloc(ctx, C, A->nrows, B->ncols, nnz, "AMG product"));
+  for (int64_t i = 0; i < m; i++) nnz += count[i];
+  SPS_TRY(sps_host_rcsr_alloc(ctx, C, m, B->ncols, nnz, "AMG product"));
   C->rowptr[0] = 0;
-  for (int64_t i = 0; i < A->nrows; i++) C->rowptr[i + 1] = C->rowptr[i] + count[i];
-  SPS_TRY(sps_host_alloc(ctx, (void **)&acc, nc, sizeof(sps_csum), "AMG product sums"));
-  sps_ref_spgemm_fill(A->nrows, B->ncols, A->rowptr, A->colind, A->values, B->rowptr, B->colind,
-                      B->values, C->rowptr, mark, acc, C->colind, C->values);
+  for (int64_t i = 0; i < m; i++) C->rowptr[i + 1] = C->rowptr[i] + count[i];
+  SPS_TRY(sps_host_alloc(ctx, (void **)&acc, (size_t)nt * nc, sizeof(sps_csum),
+                         "AMG product sums"));
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+  for (int t = 0; t < nt; t++) {
+    const int64_t r0 = m * t / nt, r1 = m * (t + 1) / nt;
+    sps_ref_spgemm_fill(r1 - r0, B->ncols, A->rowptr + r0, A->colind, A->values, B->rowptr,
+                        B->colind, B->values, C->rowptr + r0, mark + (size_t)t * nc,
+                        acc + (size_t)t * nc, C->colind, C->values);
+  }
 cleanup:
   if (st) sps_host_rcsr_free(C);
   sps_host_free(mark);
