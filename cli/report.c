@@ -80,7 +80,8 @@ static void cli_report_amg_text(FILE *out, const sps_precond_info *pi)
             (long long)pi->amg_nnz[l],
             pi->amg_rows[l] ? (double)pi->amg_nnz[l] / (double)pi->amg_rows[l] : 0.0);
   if (pi->degree)
-    fprintf(out, "  smoother      Chebyshev of degree %d in D^-1 A on [%.3g, %.3g] (finest level)\n",
+    fprintf(out,
+            "  smoother      Chebyshev of degree %d in D^-1 A on [%.3g, %.3g] (finest level)\n",
             pi->degree, pi->eig_min, pi->eig_max);
   else
     fprintf(out, "  smoother      l1-Jacobi\n");
@@ -351,8 +352,8 @@ void cli_report_json(FILE *out, const cli_report *r)
     if (pi->amg_levels) {
       fputs(", \"amg\": {\"levels\": [", out);
       for (int l = 0; l < pi->amg_levels && l < SPS_AMG_MAX_LEVELS; l++)
-        fprintf(out, "%s{\"rows\": %lld, \"nnz\": %lld}", l ? ", " : "",
-                (long long)pi->amg_rows[l], (long long)pi->amg_nnz[l]);
+        fprintf(out, "%s{\"rows\": %lld, \"nnz\": %lld}", l ? ", " : "", (long long)pi->amg_rows[l],
+                (long long)pi->amg_nnz[l]);
       fputs("], \"grid_complexity\": ", out);
       json_number(out, pi->amg_grid_complexity);
       fputs(", \"operator_complexity\": ", out);

@@ -27,18 +27,18 @@ enum { AMG_CYCLE_V = 1, AMG_CYCLE_W = 2, AMG_CYCLE_F = 3 };
  */
 typedef struct amg_level {
   int64_t n, nnz;
-  sps_matrix *A;         /* A_l for l >= 1 (NULL on level 0) */
-  sps_spmv_plan *Aplan;  /* A_l's plan (level 0: the solver's, borrowed, or own_plan0) */
-  double asign;          /* the plan computes asign * A_l */
-  sps_matrix *P, *R;     /* n x n_{l+1} prolongation and its transpose */
+  sps_matrix *A;        /* A_l for l >= 1 (NULL on level 0) */
+  sps_spmv_plan *Aplan; /* A_l's plan (level 0: the solver's, borrowed, or own_plan0) */
+  double asign;         /* the plan computes asign * A_l */
+  sps_matrix *P, *R;    /* n x n_{l+1} prolongation and its transpose */
   sps_spmv_plan *Pplan, *Rplan;
-  sps_matrix *Ainv;      /* coarsest level: its operator's dense (generalised) inverse */
+  sps_matrix *Ainv; /* coarsest level: its operator's dense (generalised) inverse */
   sps_spmv_plan *Ainvplan;
-  double *dinv;          /* n: the smoother's diagonal, 1/a_ii (Chebyshev) or 1/||row||_1 */
-  double *x, *b;         /* n: this level's iterate and right-hand side (l >= 1) */
-  double *r, *e, *t;     /* n: residual, Chebyshev step, A e */
-  double rho;            /* the estimate of the spectral radius of D^-1 A_l */
-  double eig_a, eig_b;   /* the Chebyshev smoother's interval */
+  double *dinv;        /* n: the smoother's diagonal, 1/a_ii (Chebyshev) or 1/||row||_1 */
+  double *x, *b;       /* n: this level's iterate and right-hand side (l >= 1) */
+  double *r, *e, *t;   /* n: residual, Chebyshev step, A e */
+  double rho;          /* the estimate of the spectral radius of D^-1 A_l */
+  double eig_a, eig_b; /* the Chebyshev smoother's interval */
 } amg_level;
 
 /* The preconditioner's state (pc->data). */
@@ -84,9 +84,9 @@ sps_status amg_tentative(sps_context *ctx, int64_t n, const int32_t *agg, int64_
  * aggregates of H (host, sorted columns, every diagonal stored), the near-null vector B (Bc
  * gets the coarse one, as amg_tentative) and hdinv = 1/h_ii. P has the pattern of H T.
  */
-sps_status amg_prolongator(sps_context *ctx, const sps_host_csr *H, const int32_t *agg,
-                           int64_t nc, const double *B, double *Bc, const double *hdinv,
-                           double omega, sps_host_rcsr *P, sps_host_rcsr *R);
+sps_status amg_prolongator(sps_context *ctx, const sps_host_csr *H, const int32_t *agg, int64_t nc,
+                           const double *B, double *Bc, const double *hdinv, double omega,
+                           sps_host_rcsr *P, sps_host_rcsr *R);
 
 /* The strength threshold of level l: amg.strength times AMG_STRENGTH_DECAY^l. */
 double amg_level_theta(const sps_precond_params *prm, int l);

@@ -45,7 +45,8 @@ sps_status amg_dense_inverse(sps_context *ctx, const sps_host_csr *H, int symmet
   const long double tiny = 1e-13L * big;
   /* P H = L U, L unit lower (below the diagonal), U upper, in place; perm[k]: the row of H
    * that ended in row k. */
-  for (int64_t i = 0; i < n; i++) perm[i] = i;
+  for (int64_t i = 0; i < n; i++)
+    perm[i] = i;
   for (int64_t k = 0; k < n; k++) {
     int64_t p = k;
     for (int64_t i = k + 1; i < n; i++)
@@ -65,24 +66,29 @@ sps_status amg_dense_inverse(sps_context *ctx, const sps_host_csr *H, int symmet
       /* a zero pivot: leave column k uneliminated (l_ik = 0), x_k = 0 below */
       zero_pivot[k] = 1;
       (*dropped)++;
-      for (int64_t i = k + 1; i < n; i++) lu[i * n + k] = 0.0L;
+      for (int64_t i = k + 1; i < n; i++)
+        lu[i * n + k] = 0.0L;
       continue;
     }
     for (int64_t i = k + 1; i < n; i++) {
       const long double l = lu[i * n + k] / piv;
       lu[i * n + k] = l;
       if (l != 0.0L)
-        for (int64_t j = k + 1; j < n; j++) lu[i * n + j] -= l * lu[k * n + j];
+        for (int64_t j = k + 1; j < n; j++)
+          lu[i * n + j] -= l * lu[k * n + j];
     }
   }
   /* Column j of G: L y = P e_j, U g = y; stored row-major in G (dense rows). */
-  for (int64_t i = 0; i <= n; i++) G->rowptr[i] = i * n;
+  for (int64_t i = 0; i <= n; i++)
+    G->rowptr[i] = i * n;
   for (int64_t i = 0; i < n; i++)
-    for (int64_t j = 0; j < n; j++) G->colind[i * n + j] = (int32_t)j;
+    for (int64_t j = 0; j < n; j++)
+      G->colind[i * n + j] = (int32_t)j;
   for (int64_t j = 0; j < n; j++) {
     for (int64_t i = 0; i < n; i++) {
       long double s = perm[i] == j ? 1.0L : 0.0L;
-      for (int64_t k = 0; k < i; k++) s -= lu[i * n + k] * col[k];
+      for (int64_t k = 0; k < i; k++)
+        s -= lu[i * n + k] * col[k];
       col[i] = s;
     }
     for (int64_t i = n - 1; i >= 0; i--) {
@@ -91,10 +97,12 @@ sps_status amg_dense_inverse(sps_context *ctx, const sps_host_csr *H, int symmet
         continue;
       }
       long double s = col[i];
-      for (int64_t k = i + 1; k < n; k++) s -= lu[i * n + k] * col[k];
+      for (int64_t k = i + 1; k < n; k++)
+        s -= lu[i * n + k] * col[k];
       col[i] = s / lu[i * n + i];
     }
-    for (int64_t i = 0; i < n; i++) G->values[i * n + j] = (double)col[i];
+    for (int64_t i = 0; i < n; i++)
+      G->values[i * n + j] = (double)col[i];
   }
   if (symmetric)
     for (int64_t i = 0; i < n; i++)

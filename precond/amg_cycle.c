@@ -59,7 +59,8 @@ static sps_status smooth(sps_precond *pc, const amg_data *d, amg_level *L, const
     SPS_CHECK(residual(ctx, L, b, x));
     SPS_CHECK(be->pointwise_mult(ctx, n, L->dinv, s, s));
   }
-  if (d->smoother == AMG_SMOOTHER_L1_JACOBI) return zero ? be->copy(ctx, n, s, x) : be->axpy(ctx, n, 1.0, s, x);
+  if (d->smoother == AMG_SMOOTHER_L1_JACOBI)
+    return zero ? be->copy(ctx, n, s, x) : be->axpy(ctx, n, 1.0, s, x);
   const double theta = 0.5 * (L->eig_b + L->eig_a), delta = 0.5 * (L->eig_b - L->eig_a);
   const double sigma = theta / delta;
   double rho = 1.0 / sigma;
@@ -81,8 +82,8 @@ static sps_status smooth(sps_precond *pc, const amg_data *d, amg_level *L, const
 }
 
 /* One cycle of the given kind on level l for A_l x = b (x = 0 on entry when zero). */
-static sps_status cycle(sps_precond *pc, amg_data *d, int l, const double *b, double *x,
-                        int zero, int kind)
+static sps_status cycle(sps_precond *pc, amg_data *d, int l, const double *b, double *x, int zero,
+                        int kind)
 {
   sps_context *ctx = pc->ctx;
   amg_level *L = &d->lv[l];

@@ -15,8 +15,8 @@
  * smoothed_aggregation_solver and of PETSc's GAMG). For level l with operator A (n rows,
  * D = diag(A)):
  *   1. aggregates: the strong graph (j strong for i when |a_ij| >= theta_l sqrt(|a_ii a_jj|),
- *      symmetrised) partitioned by MIS(2) aggregation (precond/aggregate.h); agg(i) in 0 .. n_c - 1, or -1 for a row
- *      with no strong neighbour, which no aggregate takes. theta_l = amg.strength *
+ *      symmetrised) partitioned by MIS(2) aggregation (precond/aggregate.h); agg(i) in 0 .. n_c -
+ * 1, or -1 for a row with no strong neighbour, which no aggregate takes. theta_l = amg.strength *
  *      AMG_STRENGTH_DECAY^l: the Galerkin operators spread a row over more and smaller
  *      entries level after level (30 to 190 per row on the 3-D Laplacian's levels 1 to 3), so
  *      a fixed theta leaves most coarse rows without a strong neighbour and coarsening
@@ -82,8 +82,8 @@ sps_status amg_product(sps_context *ctx, const sps_host_rcsr *A, const sps_host_
   if (m >= AMG_PRODUCT_THREAD_ROWS) nt = omp_get_max_threads();
 #endif
   const size_t nc = (size_t)(B->ncols > 0 ? B->ncols : 1);
-  SPS_TRY(sps_host_alloc(ctx, (void **)&mark, (size_t)nt * nc, sizeof(int64_t),
-                         "AMG product markers"));
+  SPS_TRY(
+      sps_host_alloc(ctx, (void **)&mark, (size_t)nt * nc, sizeof(int64_t), "AMG product markers"));
   SPS_TRY(sps_host_alloc(ctx, (void **)&count, (size_t)m + 1, sizeof(int64_t),
                          "AMG product row counts"));
 #pragma omp parallel for num_threads(nt) schedule(static, 1)
@@ -93,12 +93,14 @@ sps_status amg_product(sps_context *ctx, const sps_host_rcsr *A, const sps_host_
                          mark + (size_t)t * nc, count + r0);
   }
   int64_t nnz = 0;
-  for (int64_t i = 0; i < m; i++) nnz += count[i];
+  for (int64_t i = 0; i < m; i++)
+    nnz += count[i];
   SPS_TRY(sps_host_rcsr_alloc(ctx, C, m, B->ncols, nnz, "AMG product"));
   C->rowptr[0] = 0;
-  for (int64_t i = 0; i < m; i++) C->rowptr[i + 1] = C->rowptr[i] + count[i];
-  SPS_TRY(sps_host_alloc(ctx, (void **)&acc, (size_t)nt * nc, sizeof(sps_csum),
-                         "AMG product sums"));
+  for (int64_t i = 0; i < m; i++)
+    C->rowptr[i + 1] = C->rowptr[i] + count[i];
+  SPS_TRY(
+      sps_host_alloc(ctx, (void **)&acc, (size_t)nt * nc, sizeof(sps_csum), "AMG product sums"));
 #pragma omp parallel for num_threads(nt) schedule(static, 1)
   for (int t = 0; t < nt; t++) {
     const int64_t r0 = m * t / nt, r1 = m * (t + 1) / nt;
@@ -121,8 +123,8 @@ cleanup:
  */
 static sps_status adopt(sps_context *ctx, sps_matrix **out, sps_host_rcsr *M, sps_symmetry sym)
 {
-  sps_status st = sps_matrix_adopt_csr(ctx, out, M->nrows, M->ncols, M->rowptr, M->colind,
-                                       M->values, sym);
+  sps_status st =
+      sps_matrix_adopt_csr(ctx, out, M->nrows, M->ncols, M->rowptr, M->colind, M->values, sym);
   memset(M, 0, sizeof *M);
   if (!st) sps_context_track(ctx, SPS_OBJECT_MATRIX, -1);
   return st;
@@ -224,13 +226,15 @@ sps_status amg_tentative(sps_context *ctx, int64_t n, const int32_t *agg, int64_
   sps_csum *sq = NULL;
   SPS_TRY(sps_host_alloc(ctx, (void **)&sq, (size_t)(nc > 0 ? nc : 1), sizeof(sps_csum),
                          "AMG aggregate norms"));
-  for (int64_t j = 0; j < nc; j++) sq[j] = sps_csum_zero();
+  for (int64_t j = 0; j < nc; j++)
+    sq[j] = sps_csum_zero();
   for (int64_t i = 0; i < n; i++)
     if (agg[i] >= 0) {
       sps_csum_add(&sq[agg[i]], B[i] * B[i]);
       nt++;
     }
-  for (int64_t j = 0; j < nc; j++) Bc[j] = sqrt(sps_csum_value(sq[j]));
+  for (int64_t j = 0; j < nc; j++)
+    Bc[j] = sqrt(sps_csum_value(sq[j]));
   /* t_{i,agg(i)} = B_i / Bc_agg(i), rows with agg(i) = -1 empty */
   SPS_TRY(sps_host_rcsr_alloc(ctx, T, n, nc, nt, "AMG tentative prolongator"));
   for (int64_t i = 0, k = 0; i < n; i++) {
@@ -245,9 +249,9 @@ cleanup:
   return st;
 }
 
-sps_status amg_prolongator(sps_context *ctx, const sps_host_csr *H, const int32_t *agg,
-                           int64_t nc, const double *B, double *Bc, const double *hdinv,
-                           double omega, sps_host_rcsr *P, sps_host_rcsr *R)
+sps_status amg_prolongator(sps_context *ctx, const sps_host_csr *H, const int32_t *agg, int64_t nc,
+                           const double *B, double *Bc, const double *hdinv, double omega,
+                           sps_host_rcsr *P, sps_host_rcsr *R)
 {
   const int64_t n = H->n;
   sps_status st = SPS_SUCCESS;
@@ -305,7 +309,8 @@ sps_status amg_hierarchy_build(sps_precond *pc, const sps_matrix *A, amg_data *d
         if (H0.colind[k] == i) trace += H0.values[k];
     if (trace < 0.0) {
       d->outer = -1.0;
-      for (int64_t k = 0; k < H0.rowptr[n0]; k++) H0.values[k] = -H0.values[k];
+      for (int64_t k = 0; k < H0.rowptr[n0]; k++)
+        H0.values[k] = -H0.values[k];
     }
   }
   SPS_TRY(sps_host_alloc(ctx, (void **)&hdinv, (size_t)(n0 > 0 ? n0 : 1), sizeof(double),
@@ -318,7 +323,8 @@ sps_status amg_hierarchy_build(sps_precond *pc, const sps_matrix *A, amg_data *d
                          "AMG near-null vector"));
   SPS_TRY(sps_host_alloc(ctx, (void **)&Bc, (size_t)(n0 > 0 ? n0 : 1), sizeof(double),
                          "AMG near-null vector"));
-  for (int64_t i = 0; i < n0; i++) B[i] = 1.0;
+  for (int64_t i = 0; i < n0; i++)
+    B[i] = 1.0;
   d->lv[0].asign = pc->sign * d->outer;
   if (pc->plan)
     d->lv[0].Aplan = pc->plan;

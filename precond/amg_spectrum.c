@@ -44,11 +44,13 @@ sps_status amg_spectral_radius(sps_context *ctx, const sps_host_csr *H, const do
     nv += v[i] * v[i];
   }
   nv = sqrt(nv);
-  for (int64_t i = 0; i < n; i++) v[i] /= nv;
+  for (int64_t i = 0; i < n; i++)
+    v[i] /= nv;
   int k = 0;
   for (int j = 0; j < steps; j++) {
     /* w = S v - beta_j v_old */
-    for (int64_t i = 0; i < n; i++) y[i] = dsq[i] * v[i];
+    for (int64_t i = 0; i < n; i++)
+      y[i] = dsq[i] * v[i];
     sps_csr_matvec_host(n, H->rowptr, H->colind, H->values, y, w);
     double a = 0.0;
     for (int64_t i = 0; i < n; i++) {

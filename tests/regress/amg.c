@@ -21,8 +21,8 @@ typedef struct amg_case {
 } amg_case;
 
 static const amg_case cases[] = {
-    {"1138_bus.mtx.gz", 13},         {"G3_circuit.mtx.gz", 11}, {"bcsstk13.mtx.gz", 229},
-    {"bcsstk14.mtx.gz", 70},         {"laplacian7pt_100.mtx.gz", 10}, {"nos3.mtx.gz", 23},
+    {"1138_bus.mtx.gz", 13}, {"G3_circuit.mtx.gz", 11},       {"bcsstk13.mtx.gz", 229},
+    {"bcsstk14.mtx.gz", 70}, {"laplacian7pt_100.mtx.gz", 10}, {"nos3.mtx.gz", 23},
 };
 
 static void run_case(sps_context *ctx, const char *dir, const amg_case *c)
@@ -39,7 +39,8 @@ static void run_case(sps_context *ctx, const char *dir, const amg_case *c)
   double *ones = malloc((size_t)n * sizeof(double)), *b = malloc((size_t)n * sizeof(double));
   double *x = malloc((size_t)n * sizeof(double)), *r = malloc((size_t)n * sizeof(double));
   if (!ones || !b || !x || !r) sps_bail("out of host memory");
-  for (int64_t i = 0; i < n; i++) ones[i] = 1.0;
+  for (int64_t i = 0; i < n; i++)
+    ones[i] = 1.0;
   sps_test_host_mv(A, ones, b);
 
   sps_vector *vb = NULL, *vx = NULL;
@@ -63,7 +64,8 @@ static void run_case(sps_context *ctx, const char *dir, const amg_case *c)
   sps_solver_get_precond_info(s, &pi);
   sps_vector_download(vx, x, n);
   sps_test_host_mv(A, x, r);
-  for (int64_t i = 0; i < n; i++) r[i] = b[i] - r[i];
+  for (int64_t i = 0; i < n; i++)
+    r[i] = b[i] - r[i];
   const double hrel = sps_test_norm2(r, n) / sps_test_norm2(b, n);
   sps_diag("%s: %s, %d iterations, relative residual %.3g (host %.3g), %d levels, operator "
            "complexity %.3f, setup %.3f s, solve %.3f s",

@@ -1,7 +1,7 @@
 /* amg.c: the smoothed-aggregation multigrid preconditioner: the hierarchy's properties (tentative and smoothed prolongators, Galerkin operators, coarse inverse), the cycle's symmetry, CG and GMRES with it on model problems with recorded iteration counts, the bad parameters; on the CPU, and on the GPU through amg-cuda.sh with the same expectations. */
-#include "model_problems.h"
-#include "../../precond/aggregate.h"
 #include "../../precond/amg.h"
+#include "../../precond/aggregate.h"
+#include "model_problems.h"
 
 /*
  * What each check proves:
@@ -70,7 +70,8 @@ static sps_host_csr level_host(const sps_matrix *A, const amg_data *d, int l)
 static double max_abs(const int64_t *rp, const double *v, int64_t n)
 {
   double m = 0.0;
-  for (int64_t k = 0; k < rp[n]; k++) m = fmax(m, fabs(v[k]));
+  for (int64_t k = 0; k < rp[n]; k++)
+    m = fmax(m, fabs(v[k]));
   return m;
 }
 
@@ -90,13 +91,15 @@ static void check_hierarchy(const char *name, sps_matrix *A, const sps_precond_p
   const amg_data *d = pc->data;
   sps_ok(d->nlevels >= 2 && pc->info.amg_levels == d->nlevels, "%s: %d levels", name, d->nlevels);
   int decreasing = 1;
-  for (int l = 0; l + 1 < d->nlevels; l++) decreasing &= d->lv[l + 1].n < d->lv[l].n;
+  for (int l = 0; l + 1 < d->nlevels; l++)
+    decreasing &= d->lv[l + 1].n < d->lv[l].n;
   sps_ok(decreasing, "%s: the levels' sizes decrease (%lld ... %lld rows)", name,
          (long long)d->lv[0].n, (long long)d->lv[d->nlevels - 1].n);
 
   /* the near-null vector, 1 on the finest level, carried down as setup does */
   double *B = malloc((size_t)d->lv[0].n * sizeof *B);
-  for (int64_t i = 0; i < d->lv[0].n; i++) B[i] = 1.0;
+  for (int64_t i = 0; i < d->lv[0].n; i++)
+    B[i] = 1.0;
   for (int l = 0; l + 1 < d->nlevels; l++) {
     const amg_level *L = &d->lv[l];
     const sps_host_csr H = level_host(A, d, l);
@@ -104,7 +107,8 @@ static void check_hierarchy(const char *name, sps_matrix *A, const sps_precond_p
     /* the aggregates again (deterministic) and T */
     int32_t *agg = malloc((size_t)n * sizeof *agg);
     int64_t na = 0;
-    if (!agg || sps_amg_aggregate(ctx, &H, amg_level_theta(prm, l), agg, &na)) sps_bail("aggregate");
+    if (!agg || sps_amg_aggregate(ctx, &H, amg_level_theta(prm, l), agg, &na))
+      sps_bail("aggregate");
     sps_ok(na == nc, "%s level %d: %lld aggregates, %lld coarse rows", name, l, (long long)na,
            (long long)nc);
     sps_host_rcsr T;
@@ -115,18 +119,22 @@ static void check_hierarchy(const char *name, sps_matrix *A, const sps_precond_p
     for (int64_t i = 0; i < n; i++) {
       const int64_t len = T.rowptr[i + 1] - T.rowptr[i];
       rows_ok &= agg[i] >= 0 ? len == 1 && T.colind[T.rowptr[i]] == agg[i] : len == 0;
-      for (int64_t k = T.rowptr[i]; k < T.rowptr[i + 1]; k++) colsq[T.colind[k]] += T.values[k] * T.values[k];
+      for (int64_t k = T.rowptr[i]; k < T.rowptr[i + 1]; k++)
+        colsq[T.colind[k]] += T.values[k] * T.values[k];
     }
     double colerr = 0.0;
-    for (int64_t j = 0; j < na; j++) colerr = fmax(colerr, fabs(colsq[j] - 1.0));
+    for (int64_t j = 0; j < na; j++)
+      colerr = fmax(colerr, fabs(colsq[j] - 1.0));
     sps_ok(rows_ok, "%s level %d: T has one entry per aggregated row, none elsewhere", name, l);
-    sps_ok(colerr <= 1e-14, "%s level %d: T's columns have norm 1 (max error %.2g)", name, l, colerr);
+    sps_ok(colerr <= 1e-14, "%s level %d: T's columns have norm 1 (max error %.2g)", name, l,
+           colerr);
     /* P Bc = (I - omega D^-1 A) B_agg (B on the aggregated rows, 0 elsewhere) */
     const sps_matrix *P = L->P;
     double *pc1 = malloc((size_t)n * sizeof *pc1);
     double *one = malloc((size_t)n * sizeof *one), *a1 = malloc((size_t)n * sizeof *a1);
     sps_csr_matvec_host(n, P->rowptr, P->colind, P->values, Bc, pc1);
-    for (int64_t i = 0; i < n; i++) one[i] = agg[i] >= 0 ? B[i] : 0.0;
+    for (int64_t i = 0; i < n; i++)
+      one[i] = agg[i] >= 0 ? B[i] : 0.0;
     sps_csr_matvec_host(n, H.rowptr, H.colind, H.values, one, a1);
     const double omega = 4.0 / (3.0 * L->rho);
     double perr = 0.0;
@@ -157,18 +165,22 @@ static void check_hierarchy(const char *name, sps_matrix *A, const sps_precond_p
     const sps_matrix *Ac = d->lv[l + 1].A;
     const double scale = max_abs(Ac->rowptr, Ac->values, nc);
     if (n <= 3000 && nc <= 600) {
-      double *AP = calloc((size_t)(n * nc), sizeof *AP), *RAP = calloc((size_t)(nc * nc), sizeof *RAP);
+      double *AP = calloc((size_t)(n * nc), sizeof *AP),
+             *RAP = calloc((size_t)(nc * nc), sizeof *RAP);
       for (int64_t i = 0; i < n; i++)
         for (int64_t k = H.rowptr[i]; k < H.rowptr[i + 1]; k++)
           for (int64_t q = P->rowptr[H.colind[k]]; q < P->rowptr[H.colind[k] + 1]; q++)
             AP[i * nc + P->colind[q]] += H.values[k] * P->values[q];
       for (int64_t j = 0; j < nc; j++)
         for (int64_t q = R->rowptr[j]; q < R->rowptr[j + 1]; q++)
-          for (int64_t m = 0; m < nc; m++) RAP[j * nc + m] += R->values[q] * AP[R->colind[q] * nc + m];
+          for (int64_t m = 0; m < nc; m++)
+            RAP[j * nc + m] += R->values[q] * AP[R->colind[q] * nc + m];
       double gerr = 0.0;
       for (int64_t j = 0; j < nc; j++) {
-        for (int64_t q = Ac->rowptr[j]; q < Ac->rowptr[j + 1]; q++) RAP[j * nc + Ac->colind[q]] -= Ac->values[q];
-        for (int64_t m = 0; m < nc; m++) gerr = fmax(gerr, fabs(RAP[j * nc + m]));
+        for (int64_t q = Ac->rowptr[j]; q < Ac->rowptr[j + 1]; q++)
+          RAP[j * nc + Ac->colind[q]] -= Ac->values[q];
+        for (int64_t m = 0; m < nc; m++)
+          gerr = fmax(gerr, fabs(RAP[j * nc + m]));
       }
       sps_ok(gerr <= 1e-12 * scale, "%s level %d: A_%d = R A P (max difference %.2g of %.3g)", name,
              l, l + 1, gerr, scale);
@@ -206,8 +218,10 @@ static void check_hierarchy(const char *name, sps_matrix *A, const sps_precond_p
     double ierr = 0.0, gnorm = 0.0, anorm = 0.0;
     for (int64_t i = 0; i < nc; i++) {
       double ga = 0.0, aa = 0.0;
-      for (int64_t j = 0; j < nc; j++) ga += fabs(G[i * nc + j]);
-      for (int64_t k = Hc.rowptr[i]; k < Hc.rowptr[i + 1]; k++) aa += fabs(Hc.values[k]);
+      for (int64_t j = 0; j < nc; j++)
+        ga += fabs(G[i * nc + j]);
+      for (int64_t k = Hc.rowptr[i]; k < Hc.rowptr[i + 1]; k++)
+        aa += fabs(Hc.values[k]);
       gnorm = fmax(gnorm, ga);
       anorm = fmax(anorm, aa);
     }
@@ -286,7 +300,8 @@ static void check_solve(const char *name, sps_matrix *A, sps_solver_type type, c
   double *xs = malloc((size_t)n * sizeof *xs), *b = malloc((size_t)n * sizeof *b);
   double *x = malloc((size_t)n * sizeof *x);
   sps_rng rng = {0x5eedull};
-  for (int64_t i = 0; i < n; i++) xs[i] = sps_rng_uniform(&rng);
+  for (int64_t i = 0; i < n; i++)
+    xs[i] = sps_rng_uniform(&rng);
   sps_test_host_mv(A, xs, b);
   sps_vector *vb = NULL, *vx = NULL;
   sps_solver *s = NULL;
@@ -323,11 +338,20 @@ static void check_bad_params(void)
   static const struct {
     const char *name;
     double value;
-  } bad[] = {{"amg.strength", -0.1}, {"amg.strength", 1.5},   {"amg.smoother", 2},
-             {"amg.smoother", 0.5},  {"amg.cheby_degree", 0}, {"amg.cheby_degree", 17},
-             {"amg.cheby_ratio", 1}, {"amg.levels", 0},       {"amg.levels", SPS_AMG_MAX_LEVELS + 1},
-             {"amg.coarse_size", 0}, {"amg.coarse_size", AMG_DENSE_MAX + 1},
-             {"amg.cycle", 0},       {"amg.cycle", 4},        {"amg.cycle", NAN}};
+  } bad[] = {{"amg.strength", -0.1},
+             {"amg.strength", 1.5},
+             {"amg.smoother", 2},
+             {"amg.smoother", 0.5},
+             {"amg.cheby_degree", 0},
+             {"amg.cheby_degree", 17},
+             {"amg.cheby_ratio", 1},
+             {"amg.levels", 0},
+             {"amg.levels", SPS_AMG_MAX_LEVELS + 1},
+             {"amg.coarse_size", 0},
+             {"amg.coarse_size", AMG_DENSE_MAX + 1},
+             {"amg.cycle", 0},
+             {"amg.cycle", 4},
+             {"amg.cycle", NAN}};
   sps_solver *s = NULL;
   if (sps_solver_create(ctx, &s, SPS_SOLVER_CG)) sps_bail("solver");
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
@@ -389,12 +413,12 @@ int main(void)
   check_solve("CG+AMG, Neumann Laplacian (singular, consistent b)", Nm, SPS_SOLVER_CG, NULL, 0,
               NULL, 0, 9);
   sps_matrix *C = sps_test_conv_diff_or_bail(ctx, 40, 0.3, 4.0, 1.0);
-  check_solve("GMRES+AMG, convection-diffusion (nonsymmetric)", C, SPS_SOLVER_GMRES, NULL, 0,
-              NULL, 0, 15);
+  check_solve("GMRES+AMG, convection-diffusion (nonsymmetric)", C, SPS_SOLVER_GMRES, NULL, 0, NULL,
+              0, 15);
   sps_matrix *Lneg = sps_test_conv_diff_or_bail(ctx, 40, 0.0, 4.0, -1.0);
   check_solve("CG+AMG, -Laplacian (the solver negates)", Lneg, SPS_SOLVER_CG, NULL, 0, NULL, 0, 8);
-  check_solve("GMRES+AMG, -Laplacian (the hierarchy turns it around)", Lneg, SPS_SOLVER_GMRES,
-              NULL, 0, NULL, 0, 8);
+  check_solve("GMRES+AMG, -Laplacian (the hierarchy turns it around)", Lneg, SPS_SOLVER_GMRES, NULL,
+              0, NULL, 0, 8);
 
   check_bad_params();
 
