@@ -34,6 +34,7 @@ EXTRA_DIST += \
 	%reldir%/cpu-profile.sh \
 	%reldir%/cpu-table.py \
 	%reldir%/cpu-time.sh \
+	%reldir%/amg-table.sh \
 	%reldir%/select/sweep.list \
 	%reldir%/select/make-sweep-list.py \
 	%reldir%/select/train.py \

@@ -54,6 +54,7 @@ void cli_print_precond_list(void)
       [SPS_PRECOND_ILUT] = "threshold incomplete LU with column pivoting (ILUTP); ilut:FILL,DROP",
       [SPS_PRECOND_BJACOBI] = "block Jacobi, inverted dense diagonal blocks; bjacobi:BLOCK",
       [SPS_PRECOND_CHEBY] = "Chebyshev polynomial in D^-1 A (SPD A); cheby:DEGREE",
+      [SPS_PRECOND_AMG] = "smoothed-aggregation algebraic multigrid, one V-cycle (SPD A)",
   };
   printf("preconditioners (--precond NAME[:ARGS]):\n");
   printf("  %-9s %s\n", "auto", "chosen from the matrix, with a fallback chain (the default)");
@@ -63,5 +64,5 @@ void cli_print_precond_list(void)
   const char *name, *desc;
   double def;
   for (int k = 0; sps_precond_param_info(k, &name, &desc, &def) == SPS_SUCCESS; k++)
-    printf("  %-14s %-8g %s\n", name, def, desc);
+    printf("  %-17s %-8g %s\n", name, def, desc);
 }

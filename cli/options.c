@@ -102,7 +102,8 @@ void cli_print_help(void)
         "                        Krylov method (default auto: cg when A is symmetric, as\n"
         "                        declared by the file or checked numerically, else gmres)\n"
         "  --precond NAME[:ARGS] preconditioner (default auto): none, jacobi, ilu0, ic0,\n"
-        "                        ilut[:FILL,DROP], bjacobi[:BLOCK], cheby[:DEGREE] or auto\n"
+        "                        ilut[:FILL,DROP], bjacobi[:BLOCK], cheby[:DEGREE], amg\n"
+        "                        (algebraic multigrid; amg.* parameters) or auto\n"
         "                        (chosen from the matrix, moving on along a chain when one\n"
         "                        fails or stagnates; the report lists every try)\n"
         "  --precond-param NAME=VALUE\n"
@@ -373,7 +374,7 @@ static int parse_precond(const char *text, cli_options *opt)
   snprintf(name, sizeof name, "%.*s", (int)(nlen < sizeof name ? nlen : sizeof name - 1), text);
   if (nlen >= sizeof name || sps_precond_type_from_name(name, &type) != SPS_SUCCESS)
     return usage_error("invalid value '%s' for --precond: expected none, jacobi, ilu0, ic0, "
-                       "ilut[:FILL,DROP], bjacobi[:BLOCK], cheby[:DEGREE] or auto",
+                       "ilut[:FILL,DROP], bjacobi[:BLOCK], cheby[:DEGREE], amg or auto",
                        text);
   opt->precond = type;
   if (!colon) return 0;

@@ -64,6 +64,34 @@ static int cli_report_flexible(const cli_report *r)
   return r->solver == SPS_SOLVER_GMRES && r->opt->flexible && r->precond != SPS_PRECOND_NONE;
 }
 
+/*
+ * The multigrid hierarchy, as BoomerAMG's setup summary gives it: per level the rows, the
+ * entries and entries per row; the grid and operator complexities (the sums of the levels'
+ * rows and entries over A's); the smoother and the coarsest level's solve.
+ */
+static void cli_report_amg_text(FILE *out, const sps_precond_info *pi)
+{
+  fprintf(out, "  hierarchy     %d level%s, grid complexity %.3f, operator complexity %.3f\n",
+          pi->amg_levels, pi->amg_levels == 1 ? "" : "s", pi->amg_grid_complexity,
+          pi->amg_operator_complexity);
+  fprintf(out, "  %-5s %12s %14s %9s\n", "level", "rows", "nonzeros", "nnz/row");
+  for (int l = 0; l < pi->amg_levels && l < SPS_AMG_MAX_LEVELS; l++)
+    fprintf(out, "  %-5d %12lld %14lld %9.1f\n", l, (long long)pi->amg_rows[l],
+            (long long)pi->amg_nnz[l],
+            pi->amg_rows[l] ? (double)pi->amg_nnz[l] / (double)pi->amg_rows[l] : 0.0);
+  if (pi->degree)
+    fprintf(out,
+            "  smoother      Chebyshev of degree %d in D^-1 A on [%.3g, %.3g] (finest level)\n",
+            pi->degree, pi->eig_min, pi->eig_max);
+  else
+    fprintf(out, "  smoother      l1-Jacobi\n");
+  if (pi->amg_coarse_nnz)
+    fprintf(out, "  coarsest      dense inverse, %lld entries%s\n", (long long)pi->amg_coarse_nnz,
+            pi->replaced_pivots ? " (singular: a generalised inverse)" : "");
+  else
+    fprintf(out, "  coarsest      smoothed only (too large for the dense inverse)\n");
+}
+
 /* The preconditioner's line, what it did at setup, and the tries of the automatic choice. */
 static void cli_report_precond_text(FILE *out, const cli_report *r)
 {
@@ -76,18 +104,19 @@ static void cli_report_precond_text(FILE *out, const cli_report *r)
             pi->scaled ? " and scaling" : "", (long long)pi->permuted_rows);
   else if (pi->scaled)
     fprintf(out, "  reordering    scaling: rows and columns equilibrated\n");
+  if (pi->amg_levels) cli_report_amg_text(out, pi);
   if (pi->nnz_factors)
     fprintf(out, "  factors       %lld entries, %d + %d level sets%s\n", (long long)pi->nnz_factors,
             pi->levels_lower, pi->levels_upper, pi->colors ? " (multicolor order)" : "");
   if (pi->colors) fprintf(out, "  ordering      multicolor, %d colors\n", pi->colors);
-  if (pi->replaced_pivots)
+  if (pi->replaced_pivots && !pi->amg_levels)
     fprintf(out, "  pivots        %lld small or zero pivots replaced\n", (long long)pi->replaced_pivots);
   if (pi->pivot_swaps) fprintf(out, "  pivoting      %lld column swaps\n", (long long)pi->pivot_swaps);
   if (pi->shift > 0.0)
     fprintf(out, "  shift         A + %g diag(A) (%d factorisations tried)\n", pi->shift,
             pi->shift_tries);
   if (pi->block_size) fprintf(out, "  blocks        %d rows each\n", pi->block_size);
-  if (pi->degree)
+  if (pi->degree && !pi->amg_levels)
     fprintf(out, "  polynomial    degree %d on [%.3g, %.3g]\n", pi->degree, pi->eig_min, pi->eig_max);
   if (r->attempt_count > 1 || r->opt->verbose)
     for (int k = 0; k < r->attempt_count; k++) {
@@ -320,6 +349,17 @@ void cli_report_json(FILE *out, const cli_report *r)
     json_number(out, pi->eig_min);
     fputs(", \"eig_max\": ", out);
     json_number(out, pi->eig_max);
+    if (pi->amg_levels) {
+      fputs(", \"amg\": {\"levels\": [", out);
+      for (int l = 0; l < pi->amg_levels && l < SPS_AMG_MAX_LEVELS; l++)
+        fprintf(out, "%s{\"rows\": %lld, \"nnz\": %lld}", l ? ", " : "", (long long)pi->amg_rows[l],
+                (long long)pi->amg_nnz[l]);
+      fputs("], \"grid_complexity\": ", out);
+      json_number(out, pi->amg_grid_complexity);
+      fputs(", \"operator_complexity\": ", out);
+      json_number(out, pi->amg_operator_complexity);
+      fprintf(out, ", \"coarse_nnz\": %lld}", (long long)pi->amg_coarse_nnz);
+    }
     fputc('}', out);
   }
   json_key(out, "attempts");

@@ -183,7 +183,7 @@ typedef enum sps_solver_type {
  * Preconditioners. SPS_PRECOND_TYPE_COUNT counts the preconditioners; AUTO is not one of
  * them but a rule that picks one at setup (and may move to another during the solve).
  * The names (sps_precond_type_name()) are the CLI's: "none", "jacobi", "ilu0", "ic0",
- * "ilut", "bjacobi", "cheby", "auto".
+ * "ilut", "bjacobi", "cheby", "amg", "auto".
  */
 typedef enum sps_precond_type {
   SPS_PRECOND_AUTO = -1,   /**< chosen from the matrix, with a fallback chain (the default) */
@@ -194,8 +194,12 @@ typedef enum sps_precond_type {
   SPS_PRECOND_ILUT = 4,    /**< dual-threshold incomplete LU with column pivoting (ILUTP) */
   SPS_PRECOND_BJACOBI = 5, /**< block Jacobi: inverted dense diagonal blocks */
   SPS_PRECOND_CHEBY = 6,   /**< Chebyshev polynomial in D^-1 A (SPD A) */
+  SPS_PRECOND_AMG = 7,     /**< smoothed-aggregation algebraic multigrid, one cycle (SPD A) */
   SPS_PRECOND_TYPE_COUNT
 } sps_precond_type;
+
+/** The most levels of an algebraic multigrid hierarchy (the range of "amg.levels"). */
+#define SPS_AMG_MAX_LEVELS 25
 
 /**
  * What a preconditioner found and did at setup (sps_solver_get_precond_info()). Fields that
@@ -220,7 +224,15 @@ typedef struct sps_precond_info {
   double growth;           /**< ||M^-1 v||_2 / ||v||_2 for a fixed random v: the size of M^-1 */
   int block_size;          /**< bjacobi: rows per diagonal block */
   int degree;              /**< cheby: the degree of the polynomial */
-  double eig_min, eig_max; /**< cheby: the interval of D^-1 A the polynomial is built on */
+  double eig_min, eig_max; /**< cheby: the interval of D^-1 A the polynomial is built on;
+                                amg: the finest level's Chebyshev smoother interval */
+  int amg_levels;          /**< amg: levels of the hierarchy, the finest (A) included */
+  int64_t amg_rows[SPS_AMG_MAX_LEVELS]; /**< amg: rows of each level's operator, finest first */
+  int64_t amg_nnz[SPS_AMG_MAX_LEVELS];  /**< amg: entries of each level's operator */
+  double amg_grid_complexity;     /**< amg: sum of the levels' rows over A's rows */
+  double amg_operator_complexity; /**< amg: sum of the levels' entries over A's entries */
+  int64_t amg_coarse_nnz;  /**< amg: entries of the coarsest level's dense inverse (0: the
+                                coarsest level is smoothed, not solved) */
 } sps_precond_info;
 
 /** One try of the automatic choice (sps_solver_get_attempts()). */
@@ -757,7 +769,21 @@ sps_status sps_solver_set_precond(sps_solver *solver, sps_precond_type precond);
  *                     than n / 10000 level sets (default -1)
  *  - "bjacobi.block"  rows per diagonal block, 0 to choose from the matrix (default 0)
  *  - "cheby.degree"   degree of the Chebyshev polynomial, 1 to 64 (default 4)
- *  - "cheby.lanczos"  Lanczos steps of the eigenvalue estimate (default 20)
+ *  - "cheby.lanczos"  Lanczos steps of the eigenvalue estimates of cheby and of amg's
+ *                     levels (default 20)
+ *  - "amg.strength"   theta in [0, 1]: j is a strong neighbour of i when |a_ij| >=
+ *                     theta sqrt(|a_ii a_jj|); theta is halved on each coarser level
+ *                     (default 0.12)
+ *  - "amg.smoother"   0 Chebyshev in D^-1 A, 1 l1-Jacobi (default 0)
+ *  - "amg.cheby_degree"  degree of the Chebyshev smoother, 1 to 16: SpMVs per smoothing
+ *                     (default 3)
+ *  - "amg.cheby_ratio"  the smoother's interval is [b / ratio, b], b 1.1 times the Lanczos
+ *                     estimate of the largest eigenvalue of D^-1 A (default 20)
+ *  - "amg.levels"     the most levels, the finest included, 1 to ::SPS_AMG_MAX_LEVELS
+ *                     (default ::SPS_AMG_MAX_LEVELS)
+ *  - "amg.coarse_size"  stop coarsening at this many rows or fewer, 1 to 800; the coarsest
+ *                     level is solved by its dense inverse (default 300)
+ *  - "amg.cycle"      1 V-cycle, 2 W-cycle, 3 F-cycle (not exactly symmetric) (default 1)
  * @return ::SPS_ERR_ARGUMENT for an unknown name or a value out of range (the message
  *         names both).
  */

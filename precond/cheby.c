@@ -4,6 +4,7 @@
 
 #include "../core/splitmix64.h"
 #include "precond.h"
+#include "tridiag_eig.h"
 
 /*
  * M^-1 r = p(D^-1 A) D^-1 r, D = diag(A) > 0, p the polynomial of d steps of the Chebyshev
@@ -52,34 +53,6 @@ static void cheby_destroy(sps_precond *pc)
   pc->data = NULL;
 }
 
-/* The number of eigenvalues of the symmetric tridiagonal (alpha, beta) below x (Sturm). */
-static int sturm_count(const double *alpha, const double *beta, int k, double x)
-{
-  int count = 0;
-  double q = 1.0;
-  for (int i = 0; i < k; i++) {
-    const double b2 = i > 0 ? beta[i] * beta[i] : 0.0;
-    q = alpha[i] - x - (i > 0 ? b2 / q : 0.0);
-    if (q == 0.0) q = -1e-300;
-    if (q < 0.0) count++;
-  }
-  return count;
-}
-
-/* The j-th smallest eigenvalue (0-based) of the tridiagonal, by bisection in [lo, hi]. */
-static double tridiag_eig(const double *alpha, const double *beta, int k, int j, double lo,
-                          double hi)
-{
-  for (int it = 0; it < 200 && hi - lo > 1e-14 * fmax(fabs(lo), fabs(hi)); it++) {
-    const double mid = 0.5 * (lo + hi);
-    if (sturm_count(alpha, beta, k, mid) > j)
-      hi = mid;
-    else
-      lo = mid;
-  }
-  return 0.5 * (lo + hi);
-}
-
 /*
  * Lanczos on S = D^-1/2 (sign A) D^-1/2 for k steps (fewer on breakdown): the extreme Ritz
  * values. dsq = D^-1/2; v, vold, w, y are n-vectors of scratch.
@@ -123,15 +96,7 @@ static sps_status lanczos(sps_precond *pc, const double *dsq, double *v, double 
     SPS_TRY(be->copy(ctx, n, v, vold));
     SPS_TRY(be->axpby(ctx, n, 1.0 / b, w, 0.0, v));
   }
-  /* Gershgorin bounds of the tridiagonal, then the extreme eigenvalues by bisection. */
-  double lo = INFINITY, hi = -INFINITY;
-  for (int i = 0; i < steps; i++) {
-    const double r = (i > 0 ? fabs(beta[i]) : 0.0) + (i + 1 < steps ? fabs(beta[i + 1]) : 0.0);
-    if (alpha[i] - r < lo) lo = alpha[i] - r;
-    if (alpha[i] + r > hi) hi = alpha[i] + r;
-  }
-  *tmin = tridiag_eig(alpha, beta, steps, 0, lo, hi);
-  *tmax = tridiag_eig(alpha, beta, steps, steps - 1, lo, hi);
+  sps_tridiag_eig_extremes(alpha, beta, steps, tmin, tmax);
 cleanup:
   sps_host_free(alpha);
   sps_host_free(beta);

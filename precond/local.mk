@@ -30,6 +30,14 @@ libspsolve_la_SOURCES += \
 	%reldir%/spgemm.c \
 	%reldir%/aggregate.h \
 	%reldir%/aggregate.c \
+	%reldir%/tridiag_eig.h \
+	%reldir%/tridiag_eig.c \
+	%reldir%/amg.h \
+	%reldir%/amg.c \
+	%reldir%/amg_hierarchy.c \
+	%reldir%/amg_spectrum.c \
+	%reldir%/amg_coarse.c \
+	%reldir%/amg_cycle.c \
 	%reldir%/ref/kernels.h \
 	%reldir%/ref/trisolve.c \
 	%reldir%/ref/ilu0.c \

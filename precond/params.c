@@ -41,8 +41,22 @@ static const param_spec params[] = {
      INT_PARAM(bjacobi_block), 0.0, 64.0, 0.0},
     {"cheby.degree", "Chebyshev: degree of the polynomial", INT_PARAM(cheby_degree), 1.0, 64.0,
      4.0},
-    {"cheby.lanczos", "Chebyshev: Lanczos steps of the eigenvalue estimate",
+    {"cheby.lanczos", "Chebyshev and AMG: Lanczos steps of the eigenvalue estimates",
      INT_PARAM(cheby_lanczos), 2.0, 200.0, 20.0},
+    {"amg.strength",
+     "AMG: j is a strong neighbour of i when |a_ij| >= theta sqrt(|a_ii a_jj|), theta halved on each coarser level",
+     DOUBLE_PARAM(amg_strength), 0.0, 1.0, 0.12},
+    {"amg.smoother", "AMG: 0 Chebyshev in D^-1 A, 1 l1-Jacobi", INT_PARAM(amg_smoother), 0.0,
+     1.0, 0.0},
+    {"amg.cheby_degree", "AMG: degree of the Chebyshev smoother (SpMVs per smoothing)",
+     INT_PARAM(amg_cheby_degree), 1.0, 16.0, 3.0},
+    {"amg.cheby_ratio", "AMG: the smoother damps the top of D^-1 A's spectrum, [b / ratio, b]",
+     DOUBLE_PARAM(amg_cheby_ratio), 1.5, 1000.0, 20.0},
+    {"amg.levels", "AMG: the most levels of the hierarchy, the finest included",
+     INT_PARAM(amg_levels), 1.0, (double)SPS_AMG_MAX_LEVELS, (double)SPS_AMG_MAX_LEVELS},
+    {"amg.coarse_size", "AMG: stop coarsening at this many rows or fewer (inverted densely)",
+     INT_PARAM(amg_coarse_size), 1.0, 800.0, 300.0},
+    {"amg.cycle", "AMG: 1 V-cycle, 2 W-cycle, 3 F-cycle", INT_PARAM(amg_cycle), 1.0, 3.0, 1.0},
 };
 
 #define PARAM_COUNT ((int)(sizeof params / sizeof params[0]))
@@ -76,7 +90,7 @@ sps_status sps_precond_params_set(sps_context *ctx, sps_precond_params *p, const
     store(p, s, value);
     return SPS_SUCCESS;
   }
-  char known[512] = "";
+  char known[1024] = "";
   for (int k = 0; k < PARAM_COUNT; k++) {
     if (k) strncat(known, ", ", sizeof known - strlen(known) - 1);
     strncat(known, params[k].name, sizeof known - strlen(known) - 1);

@@ -14,6 +14,7 @@ static const sps_precond_ops *const registry[SPS_PRECOND_TYPE_COUNT] = {
     [SPS_PRECOND_ILUT] = &sps_precond_ops_ilut,
     [SPS_PRECOND_BJACOBI] = &sps_precond_ops_bjacobi,
     [SPS_PRECOND_CHEBY] = &sps_precond_ops_cheby,
+    [SPS_PRECOND_AMG] = &sps_precond_ops_amg,
 };
 
 const sps_precond_ops *sps_precond_ops_get(sps_precond_type type)

@@ -27,7 +27,14 @@ typedef struct sps_precond_params {
   int ordering;      /* -1 auto, 0 natural, 1 multicolor, 2 reverse Cuthill-McKee */
   int bjacobi_block; /* rows per block, 0: chosen from the matrix */
   int cheby_degree;  /* degree of the Chebyshev polynomial */
-  int cheby_lanczos; /* Lanczos steps of the eigenvalue estimate */
+  int cheby_lanczos; /* Lanczos steps of the eigenvalue estimate (cheby, amg) */
+  double amg_strength;    /* AMG: theta of the strength of connection */
+  int amg_smoother;       /* AMG: 0 Chebyshev, 1 l1-Jacobi */
+  int amg_cheby_degree;   /* AMG: degree of the Chebyshev smoother */
+  double amg_cheby_ratio; /* AMG: the smoother's interval is [b / ratio, b] */
+  int amg_levels;         /* AMG: the most levels, the finest included */
+  int amg_coarse_size;    /* AMG: stop coarsening at this many rows or fewer */
+  int amg_cycle;          /* AMG: 1 V, 2 W, 3 F */
 } sps_precond_params;
 
 /* The defaults of every parameter. */
@@ -108,6 +115,7 @@ extern const sps_precond_ops sps_precond_ops_ic0;
 extern const sps_precond_ops sps_precond_ops_ilut;
 extern const sps_precond_ops sps_precond_ops_bjacobi;
 extern const sps_precond_ops sps_precond_ops_cheby;
+extern const sps_precond_ops sps_precond_ops_amg;
 
 /* The ops of a type, or NULL for AUTO and values out of range. */
 const sps_precond_ops *sps_precond_ops_get(sps_precond_type type);

@@ -12,3 +12,19 @@ check_PROGRAMS += tests/unit/reorder
 TESTS += tests/unit/reorder
 tests_unit_reorder_SOURCES = %reldir%/unit/reorder.c
 tests_unit_reorder_LDADD = $(TEST_LDADD)
+# Smoothed-aggregation multigrid (precond/amg*.c): the hierarchy's properties, the cycle's
+# symmetry, solves with recorded counts and the bad parameters; amg-cuda.sh runs the same
+# program on the GPU with the same expectations (77 without one).
+check_PROGRAMS += tests/unit/amg
+TESTS += tests/unit/amg %reldir%/unit/amg-cuda.sh
+EXTRA_DIST += %reldir%/unit/amg-cuda.sh
+tests_unit_amg_SOURCES = %reldir%/unit/amg.c
+tests_unit_amg_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core -I$(top_srcdir)/precond -I$(top_srcdir)/tests
+tests_unit_amg_LDADD = $(TEST_LDADD)
+# CG + AMG on the shared SPD matrices (b = A*ones) against recorded counts, on the CPU and
+# (amg-cuda.sh) the GPU with the same expectations.
+check_PROGRAMS += tests/regress/amg
+TESTS += tests/regress/amg %reldir%/regress/amg-cuda.sh
+EXTRA_DIST += %reldir%/regress/amg-cuda.sh
+tests_regress_amg_SOURCES = %reldir%/regress/amg.c
+tests_regress_amg_LDADD = $(TEST_LDADD)

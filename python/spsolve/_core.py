@@ -154,6 +154,9 @@ class SolveInfo:
             p = self._pinfo_raw
             d = {name: getattr(p, name) for name, _ in p._fields_}
             d["type"] = _precond_name(p.type)
+            # the multigrid levels as lists of the levels built (finest first)
+            d["amg_rows"] = list(p.amg_rows)[:p.amg_levels]
+            d["amg_nnz"] = list(p.amg_nnz)[:p.amg_levels]
             self._pinfo = d
         return self._pinfo
 
@@ -410,7 +413,7 @@ class Solver:
     A               scipy.sparse matrix or array (any format), or cupyx.scipy.sparse matrix;
                     when given, setup(A) runs at once
     method          "auto", "cg", "gmres", "bicgstab"
-    precond         "auto", "none", "jacobi", "ilu0", "ic0", "ilut", "bjacobi", "cheby"
+    precond         "auto", "none", "jacobi", "ilu0", "ic0", "ilut", "bjacobi", "cheby", "amg"
     rtol, atol      stop when ||b - Ax|| <= max(rtol*||b||, atol)
     maxit, restart  iteration limit (default 10000), GMRES restart (default 30)
     device          "auto" (CuPy data: its GPU; else a GPU when usable, else the CPU),

@@ -168,6 +168,9 @@ class sps_solve_report(ctypes.Structure):
     ]
 
 
+SPS_AMG_MAX_LEVELS = 25  # include/spsolve.h
+
+
 class sps_precond_info(ctypes.Structure):
     _fields_ = [
         ("type", ctypes.c_int),
@@ -190,6 +193,12 @@ class sps_precond_info(ctypes.Structure):
         ("degree", ctypes.c_int),
         ("eig_min", ctypes.c_double),
         ("eig_max", ctypes.c_double),
+        ("amg_levels", ctypes.c_int),
+        ("amg_rows", ctypes.c_int64 * SPS_AMG_MAX_LEVELS),
+        ("amg_nnz", ctypes.c_int64 * SPS_AMG_MAX_LEVELS),
+        ("amg_grid_complexity", ctypes.c_double),
+        ("amg_operator_complexity", ctypes.c_double),
+        ("amg_coarse_nnz", ctypes.c_int64),
     ]
 
 

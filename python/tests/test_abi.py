@@ -22,3 +22,9 @@ def test_max_candidates_matches_header():
     # sps_spmv_choice_info holds this many candidates: a different count shifts every field
     # after the table.
     assert _lib.SPS_SPMV_MAX_CANDIDATES == header_define("SPS_SPMV_MAX_CANDIDATES")
+
+
+@pytest.mark.skipif(not os.path.exists(HEADER), reason="not run from the source tree")
+def test_amg_max_levels_matches_header():
+    # sps_precond_info holds this many levels of the multigrid hierarchy.
+    assert _lib.SPS_AMG_MAX_LEVELS == header_define("SPS_AMG_MAX_LEVELS")

@@ -62,7 +62,7 @@ def test_python_side_errors(nos3):
     with pytest.raises(ValueError, match="unknown solver"):
         spsolve.Solver(nos3, method="minres")
     with pytest.raises(ValueError, match="unknown precond"):
-        spsolve.Solver(nos3, precond="amg")
+        spsolve.Solver(nos3, precond="multigrid")
     with pytest.raises(ValueError, match="device"):
         spsolve.Solver(nos3, device="tpu")
     with pytest.raises(TypeError, match="scipy.sparse"):

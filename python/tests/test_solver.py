@@ -211,6 +211,18 @@ def test_named_method_and_precond_params(orsreg):
     assert "ilut.fill" in names and "matching" in names
 
 
+def test_amg_reports_its_hierarchy(nos3):
+    b, _ = rhs(nos3)
+    x, info = spsolve.solve(nos3, b, method="cg", precond="amg",
+                            precond_params={"amg.coarse_size": 40}, device="cpu")
+    assert info.converged and info.precond == "amg"
+    assert true_relres(nos3, x, b) <= 1.01e-8
+    p = info.precond_info
+    levels = p["amg_levels"]
+    assert levels >= 2 and len(p["amg_rows"]) == levels and p["amg_rows"][0] == nos3.shape[0]
+    assert p["amg_nnz"][0] == nos3.nnz and p["amg_operator_complexity"] > 1.0
+
+
 def test_zero_and_nan_right_hand_sides(nos3):
     n = nos3.shape[0]
     x, info = spsolve.solve(nos3, np.zeros(n), device="cpu")

@@ -133,4 +133,10 @@ expect_rc 2 "--json on a value that is not UTF-8" --device cpu --json "$tmp/bina
 json_checks <<'EOT'
 the bad bytes become U+FFFD in the message | d["failed"] is True and "\ufffd\ufffd" in d["message"]
 EOT
+expect_rc 0 "nos3 --json --precond amg" --device cpu --json --solver cg --precond amg \
+  --precond-param amg.coarse_size=40 "$nos3"
+json_checks <<'EOT'
+amg reports its levels, finest first, and complexities >= 1 | d["precond"] == "amg" and d["precond_info"]["amg"]["levels"][0] == {"rows": 960, "nnz": 15844} and len(d["precond_info"]["amg"]["levels"]) >= 2 and d["precond_info"]["amg"]["grid_complexity"] >= 1 and d["precond_info"]["amg"]["operator_complexity"] >= 1 and d["precond_info"]["amg"]["coarse_nnz"] > 0
+EOT
+
 finish

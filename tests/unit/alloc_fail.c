@@ -254,7 +254,7 @@ int main(void)
                                           SPS_SOLVER_AUTO};
   static const sps_precond_type pcs[] = {SPS_PRECOND_NONE, SPS_PRECOND_JACOBI, SPS_PRECOND_ILU0,
                                          SPS_PRECOND_IC0,  SPS_PRECOND_ILUT,   SPS_PRECOND_BJACOBI,
-                                         SPS_PRECOND_CHEBY, SPS_PRECOND_AUTO};
+                                         SPS_PRECOND_CHEBY, SPS_PRECOND_AMG,    SPS_PRECOND_AUTO};
   long solve_allocs_named = 0;
   for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
     for (size_t p = 0; p < sizeof pcs / sizeof pcs[0]; p++) {
@@ -280,6 +280,8 @@ int main(void)
       {"gmres + ilu0, multicolor ordering", {ctx, C, SPS_SOLVER_GMRES, SPS_PRECOND_ILU0, 0, 0, 0, 0, "ordering", 1, 0}},
       {"bicgstab + ilut, history", {ctx, C, SPS_SOLVER_BICGSTAB, SPS_PRECOND_ILUT, 0, 0, 1, 0, NULL, 0, 0}},
       {"auto + auto on the nonsymmetric matrix", {ctx, C, SPS_SOLVER_AUTO, SPS_PRECOND_AUTO, 0, 0, 0, 0, NULL, 0, 0}},
+      {"cg + amg, coarse size 4 (a hierarchy of several levels)", {ctx, L, SPS_SOLVER_CG, SPS_PRECOND_AMG, 0, 0, 0, 0, "amg.coarse_size", 4, 0}},
+      {"gmres + amg on the nonsymmetric matrix, coarse size 4", {ctx, C, SPS_SOLVER_GMRES, SPS_PRECOND_AMG, 0, 0, 0, 0, "amg.coarse_size", 4, 0}},
   };
   for (size_t k = 0; k < sizeof more / sizeof more[0]; k++)
     alloc_loop(more[k].name, op_solver, &more[k].se, &allocs);

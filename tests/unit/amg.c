@@ -1,0 +1,433 @@
+/* amg.c: the smoothed-aggregation multigrid preconditioner: the hierarchy's properties (tentative and smoothed prolongators, Galerkin operators, coarse inverse), the cycle's symmetry, CG and GMRES with it on model problems with recorded iteration counts, the bad parameters; on the CPU, and on the GPU through amg-cuda.sh with the same expectations. */
+#include "../../precond/amg.h"
+#include "../../precond/aggregate.h"
+#include "model_problems.h"
+
+/*
+ * What each check proves:
+ *   - T: every row has one entry (none for a row left out of the aggregates) and its columns
+ *     have norm 1 (T^T T = I, the aggregates being disjoint);
+ *   - P B_c = (I - omega D^-1 A) B on the aggregated rows (B = 1 on the finest level, then
+ *     the coarse near-null vector B_c of the level above), computed here by the plain host
+ *     product: the smoothing step is the one documented, with omega = 4/(3 rho);
+ *   - A_{l+1} equals R A P formed densely here, and is symmetric to rounding for symmetric A;
+ *     the levels' sizes decrease; the coarsest inverse times A_c is the identity;
+ *   - (M^-1 u, v) = (u, M^-1 v) to rounding and (M^-1 u, u) > 0 for the V- and W-cycles with
+ *     both smoothers: M is symmetric positive definite, as CG needs;
+ *   - CG and GMRES with it converge on model problems, the singular Neumann Laplacian
+ *     included, in the iteration counts recorded on the CPU; the GPU run (amg-cuda.sh) must
+ *     take the same ones, since every operation of the cycle rounds alike on both;
+ *   - each out-of-range parameter is refused with SPS_ERR_ARGUMENT naming it.
+ */
+
+static sps_context *ctx;
+
+/* An SpMV plan of A (AUTO), set up. */
+static sps_spmv_plan *plan_of(const sps_matrix *A)
+{
+  sps_spmv_plan *p = NULL;
+  if (sps_spmv_plan_create(ctx, &p, A, SPS_SPMV_AUTO) || sps_spmv_plan_setup(p))
+    sps_bail("plan: %s", sps_context_last_error(ctx));
+  return p;
+}
+
+/* The 2-D Neumann Laplacian on a g x g grid: row sums zero, singular (constant null vector). */
+static sps_matrix *neumann(int g)
+{
+  const int64_t n = (int64_t)g * g;
+  int64_t *rp = malloc((size_t)(n + 1) * sizeof *rp);
+  int32_t *ci = malloc((size_t)(5 * n) * sizeof *ci);
+  double *v = malloc((size_t)(5 * n) * sizeof *v);
+  if (!rp || !ci || !v) sps_bail("out of memory");
+  int64_t k = 0;
+  rp[0] = 0;
+  for (int i = 0; i < g; i++)
+    for (int j = 0; j < g; j++) {
+      const int32_t r = i * g + j;
+      const int deg = (i > 0) + (j > 0) + (i < g - 1) + (j < g - 1);
+      if (i > 0) ci[k] = r - g, v[k++] = -1.0;
+      if (j > 0) ci[k] = r - 1, v[k++] = -1.0;
+      ci[k] = r, v[k++] = deg;
+      if (j < g - 1) ci[k] = r + 1, v[k++] = -1.0;
+      if (i < g - 1) ci[k] = r + g, v[k++] = -1.0;
+      rp[r + 1] = k;
+    }
+  sps_matrix *A = NULL;
+  if (sps_matrix_create_csr(ctx, &A, n, n, rp, ci, v)) sps_bail("%s", sps_context_last_error(ctx));
+  free(rp);
+  free(ci);
+  free(v);
+  return A;
+}
+
+/* The host CSR of a level's operator: level 0 is A itself (sign 1 in these checks). */
+static sps_host_csr level_host(const sps_matrix *A, const amg_data *d, int l)
+{
+  return sps_host_csr_view(l == 0 ? A : d->lv[l].A);
+}
+
+/* max |a_ij| of a host CSR. */
+static double max_abs(const int64_t *rp, const double *v, int64_t n)
+{
+  double m = 0.0;
+  for (int64_t k = 0; k < rp[n]; k++)
+    m = fmax(m, fabs(v[k]));
+  return m;
+}
+
+/* The hierarchy of A (sign 1) with the given parameters: every property listed above. */
+static void check_hierarchy(const char *name, sps_matrix *A, const sps_precond_params *prm,
+                            int singular)
+{
+  sps_spmv_plan *plan = plan_of(A);
+  sps_precond *pc = NULL;
+  if (sps_precond_create(ctx, &pc, SPS_PRECOND_AMG, prm)) sps_bail("create");
+  sps_status st = sps_precond_setup(pc, A, 1.0, plan);
+  if (!sps_ok(st == SPS_SUCCESS, "%s: setup (%s)", name, st ? sps_context_last_error(ctx) : "ok")) {
+    sps_precond_destroy(&pc);
+    sps_spmv_plan_destroy(&plan);
+    return;
+  }
+  const amg_data *d = pc->data;
+  sps_ok(d->nlevels >= 2 && pc->info.amg_levels == d->nlevels, "%s: %d levels", name, d->nlevels);
+  int decreasing = 1;
+  for (int l = 0; l + 1 < d->nlevels; l++)
+    decreasing &= d->lv[l + 1].n < d->lv[l].n;
+  sps_ok(decreasing, "%s: the levels' sizes decrease (%lld ... %lld rows)", name,
+         (long long)d->lv[0].n, (long long)d->lv[d->nlevels - 1].n);
+
+  /* the near-null vector, 1 on the finest level, carried down as setup does */
+  double *B = malloc((size_t)d->lv[0].n * sizeof *B);
+  for (int64_t i = 0; i < d->lv[0].n; i++)
+    B[i] = 1.0;
+  for (int l = 0; l + 1 < d->nlevels; l++) {
+    const amg_level *L = &d->lv[l];
+    const sps_host_csr H = level_host(A, d, l);
+    const int64_t n = H.n, nc = d->lv[l + 1].n;
+    /* the aggregates again (deterministic) and T */
+    int32_t *agg = malloc((size_t)n * sizeof *agg);
+    int64_t na = 0;
+    if (!agg || sps_amg_aggregate(ctx, &H, amg_level_theta(prm, l), agg, &na))
+      sps_bail("aggregate");
+    sps_ok(na == nc, "%s level %d: %lld aggregates, %lld coarse rows", name, l, (long long)na,
+           (long long)nc);
+    sps_host_rcsr T;
+    double *Bc = malloc((size_t)(na > 0 ? na : 1) * sizeof *Bc);
+    if (!Bc || amg_tentative(ctx, n, agg, na, B, &T, Bc)) sps_bail("tentative");
+    int rows_ok = 1;
+    double *colsq = calloc((size_t)(na > 0 ? na : 1), sizeof *colsq);
+    for (int64_t i = 0; i < n; i++) {
+      const int64_t len = T.rowptr[i + 1] - T.rowptr[i];
+      rows_ok &= agg[i] >= 0 ? len == 1 && T.colind[T.rowptr[i]] == agg[i] : len == 0;
+      for (int64_t k = T.rowptr[i]; k < T.rowptr[i + 1]; k++)
+        colsq[T.colind[k]] += T.values[k] * T.values[k];
+    }
+    double colerr = 0.0;
+    for (int64_t j = 0; j < na; j++)
+      colerr = fmax(colerr, fabs(colsq[j] - 1.0));
+    sps_ok(rows_ok, "%s level %d: T has one entry per aggregated row, none elsewhere", name, l);
+    sps_ok(colerr <= 1e-14, "%s level %d: T's columns have norm 1 (max error %.2g)", name, l,
+           colerr);
+    /* P Bc = (I - omega D^-1 A) B_agg (B on the aggregated rows, 0 elsewhere) */
+    const sps_matrix *P = L->P;
+    double *pc1 = malloc((size_t)n * sizeof *pc1);
+    double *one = malloc((size_t)n * sizeof *one), *a1 = malloc((size_t)n * sizeof *a1);
+    sps_csr_matvec_host(n, P->rowptr, P->colind, P->values, Bc, pc1);
+    for (int64_t i = 0; i < n; i++)
+      one[i] = agg[i] >= 0 ? B[i] : 0.0;
+    sps_csr_matvec_host(n, H.rowptr, H.colind, H.values, one, a1);
+    const double omega = 4.0 / (3.0 * L->rho);
+    double perr = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+      double aii = 0.0, mag = 0.0;
+      for (int64_t k = H.rowptr[i]; k < H.rowptr[i + 1]; k++) {
+        if (H.colind[k] == i) aii = H.values[k];
+        mag += fabs(H.values[k] * one[H.colind[k]]);
+      }
+      const double want = one[i] - omega * a1[i] / aii;
+      perr = fmax(perr, fabs(pc1[i] - want) / (1.0 + omega * mag / fabs(aii)));
+    }
+    sps_ok(perr <= 1e-13, "%s level %d: P B_c = (I - omega D^-1 A) B (omega %.4g, max error %.2g)",
+           name, l, omega, perr);
+    /* R = P^T */
+    const sps_matrix *R = L->R;
+    int rt = R->nrows == P->ncols && R->ncols == P->nrows && R->nnz == P->nnz;
+    for (int64_t i = 0; rt && i < n; i++)
+      for (int64_t k = P->rowptr[i]; rt && k < P->rowptr[i + 1]; k++) {
+        const int32_t j = P->colind[k];
+        int found = 0;
+        for (int64_t q = R->rowptr[j]; q < R->rowptr[j + 1]; q++)
+          if (R->colind[q] == i) found = R->values[q] == P->values[k];
+        rt = found;
+      }
+    sps_ok(rt, "%s level %d: R = P^T exactly", name, l);
+    /* A_c = R A P densely (small levels), and symmetric to rounding */
+    const sps_matrix *Ac = d->lv[l + 1].A;
+    const double scale = max_abs(Ac->rowptr, Ac->values, nc);
+    if (n <= 3000 && nc <= 600) {
+      double *AP = calloc((size_t)(n * nc), sizeof *AP),
+             *RAP = calloc((size_t)(nc * nc), sizeof *RAP);
+      for (int64_t i = 0; i < n; i++)
+        for (int64_t k = H.rowptr[i]; k < H.rowptr[i + 1]; k++)
+          for (int64_t q = P->rowptr[H.colind[k]]; q < P->rowptr[H.colind[k] + 1]; q++)
+            AP[i * nc + P->colind[q]] += H.values[k] * P->values[q];
+      for (int64_t j = 0; j < nc; j++)
+        for (int64_t q = R->rowptr[j]; q < R->rowptr[j + 1]; q++)
+          for (int64_t m = 0; m < nc; m++)
+            RAP[j * nc + m] += R->values[q] * AP[R->colind[q] * nc + m];
+      double gerr = 0.0;
+      for (int64_t j = 0; j < nc; j++) {
+        for (int64_t q = Ac->rowptr[j]; q < Ac->rowptr[j + 1]; q++)
+          RAP[j * nc + Ac->colind[q]] -= Ac->values[q];
+        for (int64_t m = 0; m < nc; m++)
+          gerr = fmax(gerr, fabs(RAP[j * nc + m]));
+      }
+      sps_ok(gerr <= 1e-12 * scale, "%s level %d: A_%d = R A P (max difference %.2g of %.3g)", name,
+             l, l + 1, gerr, scale);
+      free(AP);
+      free(RAP);
+    }
+    double asym = 0.0;
+    for (int64_t i = 0; i < nc; i++)
+      for (int64_t k = Ac->rowptr[i]; k < Ac->rowptr[i + 1]; k++) {
+        const int32_t j = Ac->colind[k];
+        double aji = 0.0;
+        for (int64_t q = Ac->rowptr[j]; q < Ac->rowptr[j + 1]; q++)
+          if (Ac->colind[q] == i) aji = Ac->values[q];
+        asym = fmax(asym, fabs(Ac->values[k] - aji));
+      }
+    sps_ok(asym <= 1e-13 * scale, "%s level %d: A_%d symmetric to rounding (%.2g of %.3g)", name, l,
+           l + 1, asym, scale);
+    sps_host_rcsr_free(&T);
+    free(agg);
+    free(colsq);
+    free(B);
+    B = Bc;
+    free(pc1);
+    free(one);
+    free(a1);
+  }
+  free(B);
+  /* the coarsest inverse: G A_c = I */
+  const amg_level *Lc = &d->lv[d->nlevels - 1];
+  if (sps_ok(Lc->Ainv != NULL, "%s: the coarsest level (%lld rows) has its dense inverse", name,
+             (long long)Lc->n)) {
+    const sps_host_csr Hc = level_host(A, d, d->nlevels - 1);
+    const int64_t nc = Hc.n;
+    const double *G = Lc->Ainv->values; /* dense rows */
+    double ierr = 0.0, gnorm = 0.0, anorm = 0.0;
+    for (int64_t i = 0; i < nc; i++) {
+      double ga = 0.0, aa = 0.0;
+      for (int64_t j = 0; j < nc; j++)
+        ga += fabs(G[i * nc + j]);
+      for (int64_t k = Hc.rowptr[i]; k < Hc.rowptr[i + 1]; k++)
+        aa += fabs(Hc.values[k]);
+      gnorm = fmax(gnorm, ga);
+      anorm = fmax(anorm, aa);
+    }
+    for (int64_t i = 0; i < nc; i++)
+      for (int64_t m = 0; m < nc; m++) {
+        double s = 0.0;
+        for (int64_t j = 0; j < nc; j++)
+          for (int64_t k = Hc.rowptr[j]; k < Hc.rowptr[j + 1]; k++)
+            if (Hc.colind[k] == m) s += G[i * nc + j] * Hc.values[k];
+        ierr = fmax(ierr, fabs(s - (i == m ? 1.0 : 0.0)));
+      }
+    if (singular) {
+      /* a generalised inverse: A_c G A_c = A_c; here the error of G A_c against I is the
+       * projection onto the null space, so test A_c (G A_c - I) = 0 through row sums */
+      sps_ok(pc->info.replaced_pivots >= 1 && gnorm * anorm < 1e6,
+             "%s: the singular coarsest operator: %lld zero pivot(s) left out, ||G|| ||A_c|| = "
+             "%.3g (bounded)",
+             name, (long long)pc->info.replaced_pivots, gnorm * anorm);
+    } else
+      sps_ok(pc->info.replaced_pivots == 0 && ierr <= 1e-10 * gnorm * anorm,
+             "%s: G A_c = I (max error %.2g, ||G|| ||A_c|| = %.3g)", name, ierr, gnorm * anorm);
+  }
+  sps_precond_destroy(&pc);
+  sps_spmv_plan_destroy(&plan);
+}
+
+/* (M^-1 u, v) against (u, M^-1 v), and (M^-1 u, u) > 0, for random u, v. */
+static void check_symmetric(const char *name, sps_matrix *A, const sps_precond_params *prm)
+{
+  int64_t n;
+  sps_matrix_get_size(A, &n, NULL, NULL);
+  sps_spmv_plan *plan = plan_of(A);
+  sps_precond *pc = NULL;
+  sps_vector *u = NULL, *v = NULL, *mu = NULL, *mv = NULL;
+  double *hu = malloc((size_t)n * sizeof *hu), *hv = malloc((size_t)n * sizeof *hv);
+  double *hmu = malloc((size_t)n * sizeof *hmu), *hmv = malloc((size_t)n * sizeof *hmv);
+  sps_rng rng = {0xa3a3a3ull};
+  for (int64_t i = 0; i < n; i++) {
+    hu[i] = sps_rng_uniform(&rng);
+    hv[i] = sps_rng_uniform(&rng);
+  }
+  if (sps_precond_create(ctx, &pc, SPS_PRECOND_AMG, prm) || sps_precond_setup(pc, A, 1.0, plan) ||
+      sps_vector_create(ctx, &u, n) || sps_vector_create(ctx, &v, n) ||
+      sps_vector_create(ctx, &mu, n) || sps_vector_create(ctx, &mv, n) ||
+      sps_vector_upload(u, hu, n) || sps_vector_upload(v, hv, n) ||
+      sps_precond_apply(pc, u->data, mu->data) || sps_precond_apply(pc, v->data, mv->data) ||
+      sps_vector_download(mu, hmu, n) || sps_vector_download(mv, hmv, n))
+    sps_bail("%s: %s", name, sps_context_last_error(ctx));
+  double a = 0.0, b = 0.0, pos = 0.0, mag = 0.0;
+  for (int64_t i = 0; i < n; i++) {
+    a += hmu[i] * hv[i];
+    b += hu[i] * hmv[i];
+    pos += hmu[i] * hu[i];
+    mag += fabs(hmu[i] * hv[i]) + fabs(hu[i] * hmv[i]);
+  }
+  sps_ok(fabs(a - b) <= 1e-10 * mag, "%s: (M^-1 u, v) = %.12g, (u, M^-1 v) = %.12g", name, a, b);
+  sps_ok(pos > 0.0, "%s: (M^-1 u, u) = %.6g > 0", name, pos);
+  sps_vector_destroy(&u);
+  sps_vector_destroy(&v);
+  sps_vector_destroy(&mu);
+  sps_vector_destroy(&mv);
+  sps_precond_destroy(&pc);
+  sps_spmv_plan_destroy(&plan);
+  free(hu);
+  free(hv);
+  free(hmu);
+  free(hmv);
+}
+
+/* A solve with AMG, b = A x* (x* seeded): the reason, the true residual and the recorded count. */
+static void check_solve(const char *name, sps_matrix *A, sps_solver_type type, const char *p1,
+                        double v1, const char *p2, double v2, int expected)
+{
+  int64_t n;
+  sps_matrix_get_size(A, &n, NULL, NULL);
+  double *xs = malloc((size_t)n * sizeof *xs), *b = malloc((size_t)n * sizeof *b);
+  double *x = malloc((size_t)n * sizeof *x);
+  sps_rng rng = {0x5eedull};
+  for (int64_t i = 0; i < n; i++)
+    xs[i] = sps_rng_uniform(&rng);
+  sps_test_host_mv(A, xs, b);
+  sps_vector *vb = NULL, *vx = NULL;
+  sps_solver *s = NULL;
+  if (sps_vector_create(ctx, &vb, n) || sps_vector_upload(vb, b, n) ||
+      sps_vector_create(ctx, &vx, n) || sps_solver_create(ctx, &s, type) ||
+      sps_solver_set_tolerances(s, 1e-8, 0.0) || sps_solver_set_max_iterations(s, 1000) ||
+      sps_solver_set_precond(s, SPS_PRECOND_AMG) ||
+      (p1 && sps_solver_set_precond_param(s, p1, v1)) ||
+      (p2 && sps_solver_set_precond_param(s, p2, v2)))
+    sps_bail("%s: %s", name, sps_context_last_error(ctx));
+  sps_status st = sps_solver_setup(s, A);
+  if (!st) st = sps_solver_solve(s, vb, vx);
+  sps_reason reason = SPS_REASON_NONE;
+  int its = -1;
+  sps_solver_get_reason(s, &reason);
+  sps_solver_get_iterations(s, &its);
+  sps_vector_download(vx, x, n);
+  const double rel = sps_test_relres(A, b, x);
+  sps_ok(st == SPS_SUCCESS && reason == SPS_CONVERGED_RTOL && rel <= 1e-8 * (1 + 1e-6),
+         "%s: %s, true relative residual %.3g (%s)", name, sps_reason_name(reason), rel,
+         st ? sps_context_last_error(ctx) : "ok");
+  sps_ok(its == expected, "%s: %d iterations, recorded %d", name, its, expected);
+  sps_solver_destroy(&s);
+  sps_vector_destroy(&vb);
+  sps_vector_destroy(&vx);
+  free(xs);
+  free(b);
+  free(x);
+}
+
+/* Each bad value of each AMG parameter: SPS_ERR_ARGUMENT, the message naming the parameter. */
+static void check_bad_params(void)
+{
+  static const struct {
+    const char *name;
+    double value;
+  } bad[] = {{"amg.strength", -0.1},
+             {"amg.strength", 1.5},
+             {"amg.smoother", 2},
+             {"amg.smoother", 0.5},
+             {"amg.cheby_degree", 0},
+             {"amg.cheby_degree", 17},
+             {"amg.cheby_ratio", 1},
+             {"amg.levels", 0},
+             {"amg.levels", SPS_AMG_MAX_LEVELS + 1},
+             {"amg.coarse_size", 0},
+             {"amg.coarse_size", AMG_DENSE_MAX + 1},
+             {"amg.cycle", 0},
+             {"amg.cycle", 4},
+             {"amg.cycle", NAN}};
+  sps_solver *s = NULL;
+  if (sps_solver_create(ctx, &s, SPS_SOLVER_CG)) sps_bail("solver");
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    const sps_status st = sps_solver_set_precond_param(s, bad[k].name, bad[k].value);
+    sps_ok(st == SPS_ERR_ARGUMENT && strstr(sps_context_last_error(ctx), bad[k].name),
+           "%s = %g refused: %s", bad[k].name, bad[k].value, sps_context_last_error(ctx));
+  }
+  sps_solver_destroy(&s);
+}
+
+int main(void)
+{
+  ctx = sps_test_context();
+  char dev[128];
+  sps_context_get_device_name(ctx, dev, sizeof dev);
+  sps_diag("device: %s", dev);
+  sps_precond_params prm;
+  sps_precond_params_default(&prm);
+  prm.amg_coarse_size = 40;
+
+  sps_matrix *L = sps_test_conv_diff_or_bail(ctx, 40, 0.0, 4.0, 1.0);
+  check_hierarchy("2-D Laplacian 40 x 40", L, &prm, 0);
+  char path[4096];
+  snprintf(path, sizeof path, "%s/nos3.mtx.gz", sps_test_data_dir());
+  sps_matrix *N3 = NULL;
+  if (sps_matrix_read_mm(ctx, &N3, path, 0)) sps_bail("%s: %s", path, sps_context_last_error(ctx));
+  check_hierarchy("nos3", N3, &prm, 0);
+  sps_matrix *Nm = neumann(30);
+  check_hierarchy("Neumann Laplacian 30 x 30 (singular)", Nm, &prm, 1);
+
+  for (int cyc = AMG_CYCLE_V; cyc <= AMG_CYCLE_W; cyc++)
+    for (int sm = AMG_SMOOTHER_CHEBY; sm <= AMG_SMOOTHER_L1_JACOBI; sm++) {
+      sps_precond_params q = prm;
+      q.amg_cycle = cyc;
+      q.amg_smoother = sm;
+      char name[96];
+      snprintf(name, sizeof name, "nos3, %s-cycle, %s", cyc == AMG_CYCLE_V ? "V" : "W",
+               sm ? "l1-Jacobi" : "Chebyshev");
+      check_symmetric(name, N3, &q);
+    }
+
+  /* CG and GMRES with the defaults and each cycle and smoother: recorded on the CPU. */
+  check_solve("CG+AMG, 2-D Laplacian", L, SPS_SOLVER_CG, NULL, 0, NULL, 0, 8);
+  check_solve("CG+AMG, nos3", N3, SPS_SOLVER_CG, NULL, 0, NULL, 0, 22);
+  check_solve("CG+AMG V-cycle, 2-D Laplacian, coarse size 10", L, SPS_SOLVER_CG, "amg.coarse_size",
+              10, NULL, 0, 8);
+  check_solve("CG+AMG W-cycle, 2-D Laplacian, coarse size 10", L, SPS_SOLVER_CG, "amg.cycle", 2,
+              "amg.coarse_size", 10, 8);
+  check_solve("CG+AMG F-cycle, 2-D Laplacian, coarse size 10", L, SPS_SOLVER_CG, "amg.cycle", 3,
+              "amg.coarse_size", 10, 8);
+  check_solve("CG+AMG l1-Jacobi, nos3", N3, SPS_SOLVER_CG, "amg.smoother", 1, NULL, 0, 57);
+  check_solve("CG+AMG Chebyshev degree 1, nos3", N3, SPS_SOLVER_CG, "amg.cheby_degree", 1, NULL, 0,
+              44);
+  check_solve("CG+AMG one level, smoothed only (nos3 is above the dense limit)", N3, SPS_SOLVER_CG,
+              "amg.levels", 1, NULL, 0, 47);
+  sps_matrix *S = sps_test_conv_diff_or_bail(ctx, 20, 0.0, 4.0, 1.0);
+  check_solve("CG+AMG one level, the dense inverse (2-D Laplacian 20 x 20)", S, SPS_SOLVER_CG,
+              "amg.coarse_size", 400, NULL, 0, 1);
+  check_solve("CG+AMG, Neumann Laplacian (singular, consistent b)", Nm, SPS_SOLVER_CG, NULL, 0,
+              NULL, 0, 9);
+  sps_matrix *C = sps_test_conv_diff_or_bail(ctx, 40, 0.3, 4.0, 1.0);
+  check_solve("GMRES+AMG, convection-diffusion (nonsymmetric)", C, SPS_SOLVER_GMRES, NULL, 0, NULL,
+              0, 15);
+  sps_matrix *Lneg = sps_test_conv_diff_or_bail(ctx, 40, 0.0, 4.0, -1.0);
+  check_solve("CG+AMG, -Laplacian (the solver negates)", Lneg, SPS_SOLVER_CG, NULL, 0, NULL, 0, 8);
+  check_solve("GMRES+AMG, -Laplacian (the hierarchy turns it around)", Lneg, SPS_SOLVER_GMRES, NULL,
+              0, NULL, 0, 8);
+
+  check_bad_params();
+
+  sps_matrix_destroy(&L);
+  sps_matrix_destroy(&N3);
+  sps_matrix_destroy(&Nm);
+  sps_matrix_destroy(&C);
+  sps_matrix_destroy(&Lneg);
+  sps_matrix_destroy(&S);
+  if (sps_context_destroy(&ctx)) sps_bail("context destroy: objects left alive");
+  return sps_done();
+}
