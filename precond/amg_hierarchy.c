@@ -8,6 +8,7 @@
 #include "../core/compensated_sum.h"
 #include "aggregate.h"
 #include "amg.h"
+#include "spgemm.h"
 #include "ref/kernels.h"
 
 /*
@@ -74,6 +75,9 @@ sps_status amg_product(sps_context *ctx, const sps_host_rcsr *A, const sps_host_
   int64_t *mark = NULL, *count = NULL;
   sps_csum *acc = NULL;
   memset(C, 0, sizeof *C);
+  /* On a GPU context the product runs on the GPU (precond/spgemm.c), with the same bits: it
+   * adds each c_ij's products in A's row order, as the reference below does. */
+  if (ctx->kind == SPS_DEVICE_CUDA) return sps_spgemm(ctx, A, B, C);
   const int64_t m = A->nrows;
   /* Row blocks, one per thread, each with its own markers and sums: the rows of C are
    * independent, so the result does not depend on the number of threads. */
