@@ -105,7 +105,7 @@ sps_status sps_multivector_get_data(const sps_multivector *X, double **data, int
 static sps_status mv_check_io(const sps_multivector *X, const char *fn, const double *host,
                               int64_t n, int64_t k)
 {
-  SPS_CHECK_ARG(X->ctx, host || X->n == 0, "host");
+  if (!host && X->n > 0) SPS_FAIL(X->ctx, SPS_ERR_ARGUMENT, "%s: invalid argument 'host'", fn);
   if (n != X->n || k != X->k)
     SPS_FAIL(X->ctx, SPS_ERR_SIZE, "%s: %lld x %lld host values for a %lld x %lld multivector",
              fn, (long long)n, (long long)k, (long long)X->n, (long long)X->k);
