@@ -1,3 +1,4 @@
 # bench/local.mk: benchmark drivers and their scripts; each group has its own fragment.
 include %reldir%/mmio.mk
 include %reldir%/spmv.mk
+include %reldir%/spmm.mk
