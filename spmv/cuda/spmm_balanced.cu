@@ -43,6 +43,7 @@ __device__ __forceinline__ void unit_sum(int64_t b, int64_t e, const int32_t *__
                                          const double *__restrict__ X, int64_t ldx, int64_t c0,
                                          sps_csum *acc)
 {
+#pragma unroll 4
   for (int64_t p = b; p < e; p++) {
     const double a = __ldg(&values[p]);
     const double *xp = X + (int64_t)__ldg(&colind[p]) * ldx + c0;

@@ -46,6 +46,8 @@ __global__ void __launch_bounds__(kThreads)
     const int64_t j = tile * G + lane;
     if (j >= k) continue;
     sps_csum acc = sps_csum_zero();
+    /* Unrolled by 4 so that four entries' loads (colind, then X) are in flight together. */
+#pragma unroll 4
     for (int64_t e = begin; e < end; e++) {
       const double a = __ldg(&values[e]);
       const double x = __ldg(&X[(int64_t)__ldg(&colind[e]) * ldx + j]);
