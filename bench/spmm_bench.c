@@ -18,7 +18,8 @@
 static const char usage[] =
     "usage: spmm-bench [options] [FILE.mtx[.gz] ...] [--gen SPEC ...]\n"
     "Times Y = A*X for k columns with each SpMM variant and with cusparseSpMM.\n"
-    "  --gen SPEC            a generated matrix (as spmv-bench: poisson3d:N, powerlaw:N:alpha, ...)\n"
+    "  --gen SPEC            a generated matrix (as spmv-bench: poisson3d:N, powerlaw:N:alpha, "
+    "...)\n"
     "  --k LIST              column counts, comma-separated (default 1,2,4,8,16,32,64)\n"
     "  --variants a,b,c      variants (default: spmm-csr, sputnik, spmm-balanced, auto, and\n"
     "                        cusparse-spmm with each of CUSPARSE_SPMM_CSR_ALG1, 2 and 3)\n"
@@ -56,10 +57,9 @@ typedef struct result {
   double check, setup_ms, sec;
 } result;
 
-static const char *const columns[] = {"matrix", "k",       "variant", "rows",    "cols",
-                                      "nnz",    "bytes",   "check",   "setup_ms", "time_us",
-                                      "us_per_col", "GBs", "bound_us", "roof", "speedup",
-                                      "auto",   "status"};
+static const char *const columns[] = {
+    "matrix",  "k",          "variant", "rows",     "cols", "nnz",     "bytes", "check", "setup_ms",
+    "time_us", "us_per_col", "GBs",     "bound_us", "roof", "speedup", "auto",  "status"};
 #define NCOLS ((int)(sizeof columns / sizeof columns[0]))
 static const int stdout_mask[NCOLS] = {1, 1, 1, 0, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
 
@@ -161,7 +161,8 @@ static void reference(const sps_matrix *A, int64_t k, const double *X, double *Y
   for (int64_t i = 0; i < m; i++)
     for (int64_t j = 0; j < k; j++) {
       double b = 0.0;
-      for (int64_t e = rp[i]; e < rp[i + 1]; e++) b += fabs(va[e] * X[(int64_t)ci[e] * k + j]);
+      for (int64_t e = rp[i]; e < rp[i + 1]; e++)
+        b += fabs(va[e] * X[(int64_t)ci[e] * k + j]);
       tol[i * k + j] = (double)(2 * (rp[i + 1] - rp[i]) + 4) * 0x1.0p-52 * b;
     }
 }
@@ -175,7 +176,8 @@ static sps_status time_applies(sps_context *ctx, sps_spmm_plan *plan, const sps_
   double v[256];
   if (repeat > 256) repeat = 256;
   sps_status st = SPS_SUCCESS;
-  for (int w = 0; w < 2 && !st; w++) st = sps_spmm_apply(plan, 1.0, X, 0.0, Y);
+  for (int w = 0; w < 2 && !st; w++)
+    st = sps_spmm_apply(plan, 1.0, X, 0.0, Y);
   if (st) {
     snprintf(msg, msglen, "warm-up failed: %s", sps_context_last_error(ctx));
     return st;
@@ -188,7 +190,8 @@ static sps_status time_applies(sps_context *ctx, sps_spmm_plan *plan, const sps_
     cudaError_t e = cudaStreamSynchronize(s);
     if (e == cudaSuccess) e = cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
     if (e == cudaSuccess) {
-      for (int b = 0; b < batch && !st; b++) st = sps_spmm_apply(plan, 1.0, X, 0.0, Y);
+      for (int b = 0; b < batch && !st; b++)
+        st = sps_spmm_apply(plan, 1.0, X, 0.0, Y);
       cudaError_t e2 = cudaStreamEndCapture(s, &g);
       if (!st && e2 != cudaSuccess) e = e2;
     }
@@ -216,7 +219,8 @@ static sps_status time_applies(sps_context *ctx, sps_spmm_plan *plan, const sps_
 #endif
   for (int r = 0; r < repeat && !st; r++) {
     st = bench_timer_start(t);
-    for (int b = 0; b < batch && !st; b++) st = sps_spmm_apply(plan, 1.0, X, 0.0, Y);
+    for (int b = 0; b < batch && !st; b++)
+      st = sps_spmm_apply(plan, 1.0, X, 0.0, Y);
     if (!st) st = bench_timer_stop(t, &v[r]);
     v[r] /= batch;
   }
@@ -268,7 +272,8 @@ static void run_one(sps_context *ctx, const options *o, const run_spec *rs, cons
   if (!st) st = sps_spmm_apply(plan, 1.0, X, 0.0, Y);
   if (!st) st = sps_multivector_download(Y, Yh, m, k);
   if (st) {
-    snprintf(r->status, sizeof r->status, "%s: %s", sps_status_name(st), sps_context_last_error(ctx));
+    snprintf(r->status, sizeof r->status, "%s: %s", sps_status_name(st),
+             sps_context_last_error(ctx));
     r->wrong = 1;
     goto done;
   }
@@ -346,9 +351,9 @@ int main(int argc, char **argv)
   }
   const int cuda = o.c.device == SPS_DEVICE_CUDA;
   char header[4096];
-  int hl = snprintf(header, sizeof header,
-                    "# spmm-bench (spsolve %s)\n# device: %s\n# date: %s\n# command:", sps_version(),
-                    dev, date);
+  int hl = snprintf(
+      header, sizeof header,
+      "# spmm-bench (spsolve %s)\n# device: %s\n# date: %s\n# command:", sps_version(), dev, date);
   for (int i = 1; i < argc && hl < (int)sizeof header - 256; i++)
     hl += snprintf(header + hl, sizeof header - (size_t)hl, " %s", argv[i]);
   snprintf(header + hl, sizeof header - (size_t)hl,
@@ -361,8 +366,8 @@ int main(int argc, char **argv)
            "((2*len+4)*eps*sum_l |a_il*x_lj|), y_ref by the CPU reference SpMM\n"
            "# speedup: the fastest cusparse-spmm-algN of the same matrix and k / time of the row\n"
            "# auto: yes on the row of the variant AUTO picks (auto(X) times it as picked)\n",
-           1e-9 * bw, cuda ? "device-to-device cudaMemcpyAsync" : "host memcpy",
-           copy_used >> 20, o.repeat,
+           1e-9 * bw, cuda ? "device-to-device cudaMemcpyAsync" : "host memcpy", copy_used >> 20,
+           o.repeat,
            cuda ? "one CUDA graph of the applies on the context's stream, replayed and timed with "
                   "events"
                 : "wall clock",
@@ -406,10 +411,13 @@ int main(int argc, char **argv)
         goto next_k;
       }
       uint64_t rng = o.c.seed;
-      for (int64_t i = 0; i < n * k; i++) xr[i] = sps_splitmix64_sym(&rng); /* row-major */
+      for (int64_t i = 0; i < n * k; i++)
+        xr[i] = sps_splitmix64_sym(&rng); /* row-major */
       for (int64_t i = 0; i < n; i++)
-        for (int64_t j = 0; j < k; j++) xc[j * n + i] = xr[i * k + j];
-      for (int64_t i = 0; i < m * k; i++) nanb[i] = NAN;
+        for (int64_t j = 0; j < k; j++)
+          xc[j * n + i] = xr[i * k + j];
+      for (int64_t i = 0; i < m * k; i++)
+        nanb[i] = NAN;
       reference(A, k, xr, yref, tol);
       if (sps_multivector_upload(X, xc, n, k)) {
         fprintf(stderr, "spmm-bench: %s: %s\n", name, sps_context_last_error(ctx));
@@ -451,7 +459,8 @@ int main(int argc, char **argv)
         bench_fmt(c[14], 64, "%.3f", best_cusparse / res[r].sec);
         snprintf(c[15], 64, "%s",
                  o.runs[r].kind != SPS_SPMM_AUTO && res[r].used == auto_kind ? "yes" : "-");
-        for (int j = 1; j < NCOLS - 1; j++) cells[j] = c[j];
+        for (int j = 1; j < NCOLS - 1; j++)
+          cells[j] = c[j];
         cells[0] = name;
         cells[2] = res[r].variant;
         cells[NCOLS - 1] = res[r].status;

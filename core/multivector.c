@@ -107,8 +107,8 @@ static sps_status mv_check_io(const sps_multivector *X, const char *fn, const do
 {
   if (!host && X->n > 0) SPS_FAIL(X->ctx, SPS_ERR_ARGUMENT, "%s: invalid argument 'host'", fn);
   if (n != X->n || k != X->k)
-    SPS_FAIL(X->ctx, SPS_ERR_SIZE, "%s: %lld x %lld host values for a %lld x %lld multivector",
-             fn, (long long)n, (long long)k, (long long)X->n, (long long)X->k);
+    SPS_FAIL(X->ctx, SPS_ERR_SIZE, "%s: %lld x %lld host values for a %lld x %lld multivector", fn,
+             (long long)n, (long long)k, (long long)X->n, (long long)X->k);
   return SPS_SUCCESS;
 }
 
@@ -163,10 +163,12 @@ static sps_status mv_copy(const sps_multivector *X, double *host, int to_rows)
     double *dev = X->data + r0 * X->ld;
     const size_t bytes = (size_t)(r1 - r0) * row_bytes;
     if (to_rows) {
-      if (keep_padding) st = ctx->be->download(ctx, stage, dev, bytes);
+      if (keep_padding)
+        st = ctx->be->download(ctx, stage, dev, bytes);
       else if (X->ld > X->k)
         for (int64_t i = 0; i < r1 - r0; i++)
-          for (int64_t j = X->k; j < X->ld; j++) stage[i * X->ld + j] = 0.0;
+          for (int64_t j = X->k; j < X->ld; j++)
+            stage[i * X->ld + j] = 0.0;
       if (!st) {
         mv_transpose(X->n, X->k, X->ld, r0, r1, stage, host, 1);
         st = ctx->be->upload(ctx, dev, stage, bytes);

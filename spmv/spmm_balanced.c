@@ -1,7 +1,7 @@
 /* spmm_balanced.c: the spmm-balanced SpMM variant (seed 004): setup cuts the rows into work units of at most SPS_SPMM_UNIT_NNZ entries and sizes the partial sums of the long rows. */
+#include "ref/spmm_kernels.h"
 #include "spmm_internal.h"
 #include "spmv_internal.h"
-#include "ref/spmm_kernels.h"
 #ifdef SPS_HAVE_CUDA
 #include "../core/cuda_state.h"
 #include "cuda/spmm_launchers.h"
@@ -25,14 +25,14 @@ static void balanced_partition(const sps_matrix *A, sps_spmm_unit *units, sps_sp
 {
   int64_t nu = 0, nl = 0, ns = 0;
   int64_t g_row = 0, g_rows = 0, g_nnz = 0; /* the group being filled */
-#define SPS_FLUSH_GROUP()                                                                   \
-  do {                                                                                      \
-    if (g_rows > 0) {                                                                       \
-      if (units) units[nu] = (sps_spmm_unit){0, (int32_t)g_row, (int32_t)g_rows};            \
-      nu++;                                                                                 \
-    }                                                                                       \
-    g_rows = 0;                                                                             \
-    g_nnz = 0;                                                                              \
+#define SPS_FLUSH_GROUP()                                                                          \
+  do {                                                                                             \
+    if (g_rows > 0) {                                                                              \
+      if (units) units[nu] = (sps_spmm_unit){0, (int32_t)g_row, (int32_t)g_rows};                  \
+      nu++;                                                                                        \
+    }                                                                                              \
+    g_rows = 0;                                                                                    \
+    g_nnz = 0;                                                                                     \
   } while (0)
   for (int64_t i = 0; i < A->nrows; i++) {
     const int64_t b = A->rowptr[i], len = A->rowptr[i + 1] - b;
@@ -42,7 +42,8 @@ static void balanced_partition(const sps_matrix *A, sps_spmm_unit *units, sps_sp
       if (longs) longs[nl] = (sps_spmm_long_row){(int32_t)i, (int32_t)ns, (int32_t)parts, 0};
       for (int64_t p = 0; p < parts; p++) {
         if (units)
-          units[nu] = (sps_spmm_unit){b + p * SPS_SPMM_UNIT_NNZ, (int32_t)i, (int32_t)(-(ns + p) - 1)};
+          units[nu] =
+              (sps_spmm_unit){b + p * SPS_SPMM_UNIT_NNZ, (int32_t)i, (int32_t)(-(ns + p) - 1)};
         nu++;
       }
       ns += parts;
@@ -108,10 +109,10 @@ static sps_status balanced_apply(sps_spmm_plan *plan, double alpha, const double
 #ifdef SPS_HAVE_CUDA
   if (plan->ctx->kind == SPS_DEVICE_CUDA) {
     const int xv = sps_spmm_xy_vec(plan->k, X, ldx, Y, ldy);
-    SPS_CUDA_LAUNCH(plan->ctx, sps_cuda_spmm_balanced(sps_cuda(plan->ctx)->stream, A->d_rowptr,
-                                                      A->d_colind, A->d_values, d->nunits,
-                                                      d->units, d->nlong, d->longs, d->partial,
-                                                      plan->k, xv, alpha, X, ldx, beta, Y, ldy));
+    SPS_CUDA_LAUNCH(plan->ctx,
+                    sps_cuda_spmm_balanced(sps_cuda(plan->ctx)->stream, A->d_rowptr, A->d_colind,
+                                           A->d_values, d->nunits, d->units, d->nlong, d->longs,
+                                           d->partial, plan->k, xv, alpha, X, ldx, beta, Y, ldy));
     return SPS_SUCCESS;
   }
 #endif

@@ -1,6 +1,6 @@
 /* spmm_csr.c: the spmm-csr SpMM variant: plain CSR, a group of lanes per row and one lane per column on the GPU, the library's reference SpMM on the CPU; needs no format of its own. */
-#include "spmm_internal.h"
 #include "ref/spmm_kernels.h"
+#include "spmm_internal.h"
 #ifdef SPS_HAVE_CUDA
 #include "../core/cuda_state.h"
 #include "cuda/spmm_launchers.h"
@@ -18,15 +18,13 @@ static sps_status spmm_csr_apply(sps_spmm_plan *plan, double alpha, const double
   const sps_matrix *A = plan->A;
 #ifdef SPS_HAVE_CUDA
   if (plan->ctx->kind == SPS_DEVICE_CUDA) {
-    SPS_CUDA_LAUNCH(plan->ctx,
-                    sps_cuda_spmm_csr(sps_cuda(plan->ctx)->stream, A->nrows, A->d_rowptr,
-                                      A->d_colind, A->d_values, plan->k, alpha, X, ldx, beta, Y,
-                                      ldy));
+    SPS_CUDA_LAUNCH(plan->ctx, sps_cuda_spmm_csr(sps_cuda(plan->ctx)->stream, A->nrows, A->d_rowptr,
+                                                 A->d_colind, A->d_values, plan->k, alpha, X, ldx,
+                                                 beta, Y, ldy));
     return SPS_SUCCESS;
   }
 #endif
-  sps_ref_spmm_csr(A->nrows, A->rowptr, A->colind, A->values, plan->k, alpha, X, ldx, beta, Y,
-                   ldy);
+  sps_ref_spmm_csr(A->nrows, A->rowptr, A->colind, A->values, plan->k, alpha, X, ldx, beta, Y, ldy);
   return SPS_SUCCESS;
 }
 

@@ -1,4 +1,5 @@
-/* spmm_cusparse.c: the cusparse-spmm SpMM variant: cusparseSpMM on CSR with row-major dense blocks, the reference our SpMM kernels are measured against (CUDA only).
+/* spmm_cusparse.c: the cusparse-spmm SpMM variant: cusparseSpMM on CSR with row-major dense blocks,
+ * the reference our SpMM kernels are measured against (CUDA only).
  *
  * Setup creates the CSR descriptor (the matrix's int32 row offsets when nnz fits, else an int64
  * copy of the column indices, as the cusparse SpMV variant does), row-major descriptors of X and
@@ -13,9 +14,9 @@
  */
 #include <stdint.h>
 
+#include "../core/cuda_state.h"
 #include "spmm_internal.h"
 #include "spmv_internal.h"
-#include "../core/cuda_state.h"
 
 typedef struct spmm_cusparse_data {
   cusparseSpMatDescr_t mat;
@@ -37,8 +38,8 @@ static cusparseStatus_t dense_descriptors(spmm_cusparse_data *d, const sps_matri
   if (d->mx) cusparseDestroyDnMat(d->mx);
   if (d->my) cusparseDestroyDnMat(d->my);
   d->mx = d->my = NULL;
-  cusparseStatus_t s = cusparseCreateDnMat(&d->mx, A->ncols, k, ldx, (void *)X, CUDA_R_64F,
-                                           CUSPARSE_ORDER_ROW);
+  cusparseStatus_t s =
+      cusparseCreateDnMat(&d->mx, A->ncols, k, ldx, (void *)X, CUDA_R_64F, CUSPARSE_ORDER_ROW);
   if (s == CUSPARSE_STATUS_SUCCESS)
     s = cusparseCreateDnMat(&d->my, A->nrows, k, ldy, Y, CUDA_R_64F, CUSPARSE_ORDER_ROW);
   d->ldx = ldx;
@@ -66,9 +67,11 @@ static sps_status spmm_cusparse_setup(sps_spmm_plan *plan)
     int64_t *ci64;
     SPS_CHECK(sps_host_alloc(ctx, (void **)&ci64, (size_t)A->nnz, sizeof *ci64,
                              "cuSPARSE int64 column indices"));
-    for (int64_t e = 0; e < A->nnz; e++) ci64[e] = A->colind[e];
+    for (int64_t e = 0; e < A->nnz; e++)
+      ci64[e] = A->colind[e];
     SPS_CHECK(sps_spmv_to_device(ctx, (void **)&ci64, &d->index_copy,
-                                 (size_t)A->nnz * sizeof(int64_t), "cuSPARSE int64 column indices"));
+                                 (size_t)A->nnz * sizeof(int64_t),
+                                 "cuSPARSE int64 column indices"));
     rowptr = A->d_rowptr;
     colind = d->index_copy;
     itype = CUSPARSE_INDEX_64I;
@@ -142,8 +145,8 @@ static sps_status spmm_cusparse_apply(sps_spmm_plan *plan, double alpha, const d
     size_t bytes = 0;
     const double one = 1.0, zero = 0.0;
     SPS_CUSPARSE(ctx, cusparseSpMM_bufferSize(cs->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE,
-                                              CUSPARSE_OPERATION_NON_TRANSPOSE, &one, d->mat,
-                                              d->mx, &zero, d->my, CUDA_R_64F, d->alg, &bytes));
+                                              CUSPARSE_OPERATION_NON_TRANSPOSE, &one, d->mat, d->mx,
+                                              &zero, d->my, CUDA_R_64F, d->alg, &bytes));
     if (bytes > d->buffer_bytes)
       SPS_FAIL(ctx, SPS_ERR_UNSUPPORTED,
                "cusparse-spmm: leading dimensions %lld, %lld need a buffer of %zu bytes, setup "

@@ -37,10 +37,10 @@ struct sps_spmm_plan {
   sps_spmm_kind kind;      /* in use after setup */
   int is_setup;
   const sps_spmm_variant *variant;
-  void *data;              /* the variant's format and buffers */
-  int cusparse_alg;        /* cusparse-spmm: 1, 2 or 3 for CUSPARSE_SPMM_CSR_ALG1..3; 0 = the
-                              first of 2, 3, 1 that cuSPARSE accepts (spmm-bench times each) */
-  char why[320];           /* how the variant in use was chosen */
+  void *data;       /* the variant's format and buffers */
+  int cusparse_alg; /* cusparse-spmm: 1, 2 or 3 for CUSPARSE_SPMM_CSR_ALG1..3; 0 = the
+                       first of 2, 3, 1 that cuSPARSE accepts (spmm-bench times each) */
+  char why[320];    /* how the variant in use was chosen */
 };
 
 /* The registry (spmv/spmm_plan.c): the variant of a kind, or NULL when not built. */

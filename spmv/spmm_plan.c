@@ -66,8 +66,7 @@ int sps_spmm_kind_available(sps_spmm_kind kind, sps_device_kind device)
 
 int sps_spmm_xy_vec(int64_t k, const double *X, int64_t ldx, const double *Y, int64_t ldy)
 {
-  return k >= 2 && ldx % 2 == 0 && ldy % 2 == 0 && (uintptr_t)X % 16 == 0 &&
-                 (uintptr_t)Y % 16 == 0
+  return k >= 2 && ldx % 2 == 0 && ldy % 2 == 0 && (uintptr_t)X % 16 == 0 && (uintptr_t)Y % 16 == 0
              ? 2
              : 1;
 }
@@ -161,8 +160,8 @@ sps_status sps_spmm_apply(sps_spmm_plan *plan, double alpha, const sps_multivect
   const sps_matrix *A = plan->A;
   if (X->n != A->ncols || Y->n != A->nrows)
     SPS_FAIL(plan->ctx, SPS_ERR_SIZE,
-             "sps_spmm_apply: A is %lld x %lld but X has %lld rows and Y %lld",
-             (long long)A->nrows, (long long)A->ncols, (long long)X->n, (long long)Y->n);
+             "sps_spmm_apply: A is %lld x %lld but X has %lld rows and Y %lld", (long long)A->nrows,
+             (long long)A->ncols, (long long)X->n, (long long)Y->n);
   if (X->k != plan->k || Y->k != plan->k)
     SPS_FAIL(plan->ctx, SPS_ERR_SIZE,
              "sps_spmm_apply: the plan is for k = %lld columns but X has %lld and Y %lld",

@@ -1,4 +1,5 @@
-/* spmm_select.c: AUTO's choice of an SpMM variant from the row statistics of A and k, a hand-written rule from seeds 003 and 004 to be replaced by one trained on spmm-bench's results.
+/* spmm_select.c: AUTO's choice of an SpMM variant from the row statistics of A and k, a
+ * hand-written rule from seeds 003 and 004 to be replaced by one trained on spmm-bench's results.
  *
  * The rule (GPU):
  *   - no entries: spmm-csr (there is nothing to balance or align);
@@ -18,8 +19,8 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "spmm_internal.h"
 #include "ref/spmm_kernels.h"
+#include "spmm_internal.h"
 
 sps_spmm_kind sps_spmm_select(const sps_matrix *A, int64_t k, sps_device_kind device, char *why,
                               size_t whylen)

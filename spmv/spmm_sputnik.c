@@ -2,9 +2,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "ref/spmm_kernels.h"
 #include "spmm_internal.h"
 #include "spmv_internal.h"
-#include "ref/spmm_kernels.h"
 #ifdef SPS_HAVE_CUDA
 #include "../core/cuda_state.h"
 #include "cuda/spmm_launchers.h"
@@ -46,19 +46,22 @@ static sps_status sputnik_order(sps_context *ctx, const sps_matrix *A, int32_t *
                           "sputnik row-length counts"));
   for (int64_t i = 0; i < m; i++) {
     const int64_t len = A->rowptr[i + 1] - A->rowptr[i];
-    if (len >= SPS_SPUTNIK_COUNT_MAX) nlong++;
-    else count[len]++;
+    if (len >= SPS_SPUTNIK_COUNT_MAX)
+      nlong++;
+    else
+      count[len]++;
   }
   if (nlong) {
-    SPS_TRY(sps_host_alloc(ctx, (void **)&longs, (size_t)nlong, sizeof *longs,
-                           "sputnik long rows"));
+    SPS_TRY(
+        sps_host_alloc(ctx, (void **)&longs, (size_t)nlong, sizeof *longs, "sputnik long rows"));
     int64_t q = 0;
     for (int64_t i = 0; i < m; i++) {
       const int64_t len = A->rowptr[i + 1] - A->rowptr[i];
       if (len >= SPS_SPUTNIK_COUNT_MAX) longs[q++] = (row_len){len, (int32_t)i};
     }
     qsort(longs, (size_t)nlong, sizeof *longs, row_len_cmp);
-    for (int64_t q2 = 0; q2 < nlong; q2++) perm[q2] = longs[q2].row;
+    for (int64_t q2 = 0; q2 < nlong; q2++)
+      perm[q2] = longs[q2].row;
   }
   /* count[len] <- the first position of the rows of length len (longest first). */
   int64_t pos = nlong;
@@ -87,8 +90,8 @@ static sps_status sputnik_setup(sps_spmm_plan *plan)
   const void *values = sps_matrix_dev_values(A), *colind = sps_matrix_dev_colind(A);
   d->avec = ((uintptr_t)values % 16 == 0 && (uintptr_t)colind % 8 == 0) ? 2 : 1;
   int32_t *perm = NULL;
-  SPS_CHECK(sps_host_alloc(ctx, (void **)&perm, (size_t)(A->nrows > 0 ? A->nrows : 1),
-                           sizeof *perm, "sputnik row order"));
+  SPS_CHECK(sps_host_alloc(ctx, (void **)&perm, (size_t)(A->nrows > 0 ? A->nrows : 1), sizeof *perm,
+                           "sputnik row order"));
   sps_status st = sputnik_order(ctx, A, perm);
   if (st) {
     sps_host_free(perm);
@@ -107,10 +110,10 @@ static sps_status sputnik_apply(sps_spmm_plan *plan, double alpha, const double 
   const int xv = sps_spmm_xy_vec(plan->k, X, ldx, Y, ldy);
 #ifdef SPS_HAVE_CUDA
   if (plan->ctx->kind == SPS_DEVICE_CUDA) {
-    SPS_CUDA_LAUNCH(plan->ctx, sps_cuda_spmm_sputnik(sps_cuda(plan->ctx)->stream, A->nrows, A->nnz,
-                                                     A->d_rowptr, A->d_colind, A->d_values,
-                                                     d->perm, plan->k, xv, d->avec, alpha, X, ldx,
-                                                     beta, Y, ldy));
+    SPS_CUDA_LAUNCH(plan->ctx,
+                    sps_cuda_spmm_sputnik(sps_cuda(plan->ctx)->stream, A->nrows, A->nnz,
+                                          A->d_rowptr, A->d_colind, A->d_values, d->perm, plan->k,
+                                          xv, d->avec, alpha, X, ldx, beta, Y, ldy));
     return SPS_SUCCESS;
   }
 #endif

@@ -140,15 +140,20 @@ cudaError_t launch_v(cudaStream_t stream, int lanes, const int64_t *rowptr, cons
                      double *partial, int64_t k, double alpha, const double *X, int64_t ldx,
                      double beta, double *Y, int64_t ldy)
 {
+#define SPS_UNITS_LAUNCH(S)                                                                      \
+  case S:                                                                                        \
+    return launch<S, V>(stream, rowptr, colind, values, nunits, units, partial, k, alpha, X, ldx, \
+                        beta, Y, ldy)
   switch (lanes) {
-  case 1: return launch<1, V>(stream, rowptr, colind, values, nunits, units, partial, k, alpha, X, ldx, beta, Y, ldy);
-  case 2: return launch<2, V>(stream, rowptr, colind, values, nunits, units, partial, k, alpha, X, ldx, beta, Y, ldy);
-  case 4: return launch<4, V>(stream, rowptr, colind, values, nunits, units, partial, k, alpha, X, ldx, beta, Y, ldy);
-  case 8: return launch<8, V>(stream, rowptr, colind, values, nunits, units, partial, k, alpha, X, ldx, beta, Y, ldy);
-  case 16: return launch<16, V>(stream, rowptr, colind, values, nunits, units, partial, k, alpha, X, ldx, beta, Y, ldy);
-  case 32: return launch<32, V>(stream, rowptr, colind, values, nunits, units, partial, k, alpha, X, ldx, beta, Y, ldy);
+    SPS_UNITS_LAUNCH(1);
+    SPS_UNITS_LAUNCH(2);
+    SPS_UNITS_LAUNCH(4);
+    SPS_UNITS_LAUNCH(8);
+    SPS_UNITS_LAUNCH(16);
+    SPS_UNITS_LAUNCH(32);
   default: return cudaErrorInvalidValue;
   }
+#undef SPS_UNITS_LAUNCH
 }
 
 } // namespace

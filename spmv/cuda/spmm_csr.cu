@@ -80,10 +80,20 @@ extern "C" cudaError_t sps_cuda_spmm_csr(cudaStream_t stream, int64_t nrows, con
                                          double *Y, int64_t ldy)
 {
   if (nrows <= 0 || k <= 0) return cudaSuccess;
-  if (k >= 17) return launch<32>(stream, nrows, rowptr, colind, values, k, alpha, X, ldx, beta, Y, ldy);
-  if (k >= 9) return launch<16>(stream, nrows, rowptr, colind, values, k, alpha, X, ldx, beta, Y, ldy);
-  if (k >= 5) return launch<8>(stream, nrows, rowptr, colind, values, k, alpha, X, ldx, beta, Y, ldy);
-  if (k >= 3) return launch<4>(stream, nrows, rowptr, colind, values, k, alpha, X, ldx, beta, Y, ldy);
-  if (k == 2) return launch<2>(stream, nrows, rowptr, colind, values, k, alpha, X, ldx, beta, Y, ldy);
-  return launch<1>(stream, nrows, rowptr, colind, values, k, alpha, X, ldx, beta, Y, ldy);
+  /* G: the power of two covering min(k, 32) columns. */
+  int g = 1;
+  while (g < 32 && g < k) g *= 2;
+#define SPS_SPMM_CSR_LAUNCH(G)                                                                   \
+  case G:                                                                                        \
+    return launch<G>(stream, nrows, rowptr, colind, values, k, alpha, X, ldx, beta, Y, ldy)
+  switch (g) {
+    SPS_SPMM_CSR_LAUNCH(1);
+    SPS_SPMM_CSR_LAUNCH(2);
+    SPS_SPMM_CSR_LAUNCH(4);
+    SPS_SPMM_CSR_LAUNCH(8);
+    SPS_SPMM_CSR_LAUNCH(16);
+    SPS_SPMM_CSR_LAUNCH(32);
+  default: return cudaErrorInvalidValue;
+  }
+#undef SPS_SPMM_CSR_LAUNCH
 }

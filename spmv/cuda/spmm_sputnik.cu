@@ -171,15 +171,20 @@ cudaError_t launch_v(cudaStream_t stream, int lanes, int64_t nrows, int64_t nnz,
                      const int32_t *perm, int64_t k, int avec, double alpha, const double *X,
                      int64_t ldx, double beta, double *Y, int64_t ldy)
 {
+#define SPS_SPUTNIK_LAUNCH(S)                                                                    \
+  case S:                                                                                        \
+    return launch<S, V>(stream, nrows, nnz, rowptr, colind, values, perm, k, avec, alpha, X, ldx, \
+                        beta, Y, ldy)
   switch (lanes) {
-  case 1: return launch<1, V>(stream, nrows, nnz, rowptr, colind, values, perm, k, avec, alpha, X, ldx, beta, Y, ldy);
-  case 2: return launch<2, V>(stream, nrows, nnz, rowptr, colind, values, perm, k, avec, alpha, X, ldx, beta, Y, ldy);
-  case 4: return launch<4, V>(stream, nrows, nnz, rowptr, colind, values, perm, k, avec, alpha, X, ldx, beta, Y, ldy);
-  case 8: return launch<8, V>(stream, nrows, nnz, rowptr, colind, values, perm, k, avec, alpha, X, ldx, beta, Y, ldy);
-  case 16: return launch<16, V>(stream, nrows, nnz, rowptr, colind, values, perm, k, avec, alpha, X, ldx, beta, Y, ldy);
-  case 32: return launch<32, V>(stream, nrows, nnz, rowptr, colind, values, perm, k, avec, alpha, X, ldx, beta, Y, ldy);
+    SPS_SPUTNIK_LAUNCH(1);
+    SPS_SPUTNIK_LAUNCH(2);
+    SPS_SPUTNIK_LAUNCH(4);
+    SPS_SPUTNIK_LAUNCH(8);
+    SPS_SPUTNIK_LAUNCH(16);
+    SPS_SPUTNIK_LAUNCH(32);
   default: return cudaErrorInvalidValue;
   }
+#undef SPS_SPUTNIK_LAUNCH
 }
 
 } // namespace

@@ -1,4 +1,5 @@
-/* spmm_balanced.c: CPU reference of the spmm-balanced SpMM variant: work units of at most SPS_SPMM_UNIT_NNZ entries, long rows split into parts whose sums are merged in part order.
+/* spmm_balanced.c: CPU reference of the spmm-balanced SpMM variant: work units of at most
+ * SPS_SPMM_UNIT_NNZ entries, long rows split into parts whose sums are merged in part order.
  *
  * A group unit writes its whole rows: y_ij <- alpha*fl(compensated sum in entry order) +
  * beta*y_ij, the reference SpMM's bits. A part unit leaves the compensated sum (hi, lo) of its

@@ -1,4 +1,5 @@
-/* spmm_csr.c: the library's reference SpMM and spmm-csr's CPU reference, Y <- alpha*A*X + beta*Y with each y_ij a compensated sum in entry order.
+/* spmm_csr.c: the library's reference SpMM and spmm-csr's CPU reference, Y <- alpha*A*X + beta*Y
+ * with each y_ij a compensated sum in entry order.
  *
  * y_ij = alpha * s_ij + beta * y_ij, s_ij = fl(hi + lo) of the compensated sum (TwoSum,
  * core/compensated_sum.h) of the rounded products values[e] * X[colind[e], j] added in order
@@ -43,19 +44,23 @@ void sps_ref_spmm_csr(int64_t nrows, const int64_t *rowptr, const int32_t *colin
             sps_lanes_add(&hi[q], &lo[q], a * xv);
           }
         }
-        for (int q = 0; q < 4; q++) sps_lanes_store(hi[q], lo[q], acc + 2 * q);
+        for (int q = 0; q < 4; q++)
+          sps_lanes_store(hi[q], lo[q], acc + 2 * q);
       } else
 #endif
       {
-        for (int64_t c = 0; c < nc; c++) acc[c] = sps_csum_zero();
+        for (int64_t c = 0; c < nc; c++)
+          acc[c] = sps_csum_zero();
         for (int64_t p = b; p < e; p++) {
           const double *x = X + (int64_t)colind[p] * ldx + j0;
           const double a = values[p];
-          for (int64_t c = 0; c < nc; c++) sps_csum_add(&acc[c], a * x[c]);
+          for (int64_t c = 0; c < nc; c++)
+            sps_csum_add(&acc[c], a * x[c]);
         }
       }
       double *y = Y + i * ldy + j0;
-      for (int64_t c = 0; c < nc; c++) y[c] = spmm_out(alpha, sps_csum_value(acc[c]), beta, &y[c]);
+      for (int64_t c = 0; c < nc; c++)
+        y[c] = spmm_out(alpha, sps_csum_value(acc[c]), beta, &y[c]);
     }
   }
 }

@@ -1,4 +1,5 @@
-/* spmm_sputnik.c: CPU reference of the sputnik SpMM variant, walking the GPU kernel's slots, column tiles and aligned strips one after another.
+/* spmm_sputnik.c: CPU reference of the sputnik SpMM variant, walking the GPU kernel's slots, column
+ * tiles and aligned strips one after another.
  *
  * Slot s serves row perm[s] (rows in order of decreasing length, built at setup); its subwarp of
  * S = sps_spmm_sputnik_lanes(k, xv) lanes covers a tile of S*xv columns, lane l the xv columns
@@ -15,7 +16,8 @@ int sps_spmm_sputnik_lanes(int64_t k, int v)
 {
   const int64_t cols = (k + v - 1) / v;
   int s = 1;
-  while (s < 32 && s < cols) s *= 2;
+  while (s < 32 && s < cols)
+    s *= 2;
   return s;
 }
 

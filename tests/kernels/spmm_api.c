@@ -1,4 +1,6 @@
-/* spmm_api.c: tests of the multivector and SpMM plan API: upload/download round trips, wrapped blocks and their padding, the AUTO choice, and every bad argument's status and message (CPU; built with SPS_TEST_GPU, the same on a GPU or exit 77).
+/* spmm_api.c: tests of the multivector and SpMM plan API: upload/download round trips, wrapped
+ * blocks and their padding, the AUTO choice, and every bad argument's status and message (CPU;
+ * built with SPS_TEST_GPU, the same on a GPU or exit 77).
  *
  * Wrapped blocks of leading dimension 5 (odd: the GPU kernels' 8-byte paths) and 6 (their
  * padding columns 4 and 5 must come back untouched) give the owned blocks' bits.
@@ -44,10 +46,10 @@ static void check_round_trip(sps_context *ctx)
     sps_multivector_get_data(X, &data, &ld);
     sps_status st = sps_multivector_upload(X, h, n, k);
     if (!st) st = sps_multivector_download(X, back, n, k);
-    sps_ok(!st && memcmp(h, back, (size_t)(n * k) * sizeof *h) == 0 && gn == n && gk == k &&
-               data && ld == (k == 1 ? 1 : (k + 1) / 2 * 2),
-           "multivector %lld x %lld: upload then download gives the same bits, ld %lld", (long long)n,
-           (long long)k, (long long)ld);
+    sps_ok(!st && memcmp(h, back, (size_t)(n * k) * sizeof *h) == 0 && gn == n && gk == k && data &&
+               ld == (k == 1 ? 1 : (k + 1) / 2 * 2),
+           "multivector %lld x %lld: upload then download gives the same bits, ld %lld",
+           (long long)n, (long long)k, (long long)ld);
     sps_multivector_destroy(&X);
     sps_ok(X == NULL, "sps_multivector_destroy sets the pointer to NULL");
     free(h);
@@ -83,10 +85,10 @@ static void check_wrapped(sps_context *ctx)
       sps_bail("%s", sps_context_last_error(ctx));
     sps_multivector_get_data(ox, &dx, NULL);
     sps_multivector_get_data(oy, &dy, NULL);
-    if (sps_multivector_wrap(ctx, &wx, n, k, dx, 5) || sps_multivector_wrap(ctx, &wy, n, k, dy, 6) ||
-        sps_multivector_upload(wx, xh, n, k) || sps_multivector_upload(wy, y0, n, k) ||
-        sps_spmm_plan_create(ctx, &plan, A, k) || sps_spmm_plan_set_kind(plan, (sps_spmm_kind)kind) ||
-        sps_spmm_plan_setup(plan))
+    if (sps_multivector_wrap(ctx, &wx, n, k, dx, 5) ||
+        sps_multivector_wrap(ctx, &wy, n, k, dy, 6) || sps_multivector_upload(wx, xh, n, k) ||
+        sps_multivector_upload(wy, y0, n, k) || sps_spmm_plan_create(ctx, &plan, A, k) ||
+        sps_spmm_plan_set_kind(plan, (sps_spmm_kind)kind) || sps_spmm_plan_setup(plan))
       sps_bail("wrapped blocks: %s", sps_context_last_error(ctx));
     sps_status st = sps_spmm_apply(plan, 1.5, wx, -0.5, wy);
     if (!st) st = sps_context_synchronize(ctx);
@@ -105,7 +107,8 @@ static void check_wrapped(sps_context *ctx)
            "%s: X wrapped with ld 5 and Y with ld 6 give the owned blocks' bits (%lld differ; "
            "cusparse-spmm: rows outside the tolerance) and "
            "leave Y's columns 4 and 5 as they were (%s)",
-           sps_spmm_kind_name((sps_spmm_kind)kind), (long long)bits, st ? sps_context_last_error(ctx) : "");
+           sps_spmm_kind_name((sps_spmm_kind)kind), (long long)bits,
+           st ? sps_context_last_error(ctx) : "");
     sps_spmm_plan_destroy(&plan);
     sps_multivector_destroy(&wx);
     sps_multivector_destroy(&wy);
@@ -137,19 +140,23 @@ static void check_bad_arguments(sps_context *ctx)
   double h[12] = {0};
   sps_matrix *A = tridiag(ctx, 5);
   sps_ok(sps_multivector_create(NULL, &X, 5, 2) == SPS_ERR_ARGUMENT, "create with a NULL context");
-  expect(ctx, sps_multivector_create(ctx, NULL, 5, 2), SPS_ERR_ARGUMENT, "'X'", "create with X NULL");
+  expect(ctx, sps_multivector_create(ctx, NULL, 5, 2), SPS_ERR_ARGUMENT, "'X'",
+         "create with X NULL");
   expect(ctx, sps_multivector_create(ctx, &X, -1, 2), SPS_ERR_SIZE, "n = -1", "create with n < 0");
   expect(ctx, sps_multivector_create(ctx, &X, 5, 0), SPS_ERR_SIZE, "k = 0", "create with k = 0");
   expect(ctx, sps_multivector_create(ctx, &X, INT64_MAX / 4, 3), SPS_ERR_SIZE, "overflow",
          "create with an overflowing size");
-  expect(ctx, sps_multivector_wrap(ctx, &X, 5, 3, h, 2), SPS_ERR_SIZE, "ld = 2", "wrap with ld < k");
+  expect(ctx, sps_multivector_wrap(ctx, &X, 5, 3, h, 2), SPS_ERR_SIZE, "ld = 2",
+         "wrap with ld < k");
   expect(ctx, sps_multivector_wrap(ctx, &X, 5, 3, NULL, 3), SPS_ERR_ARGUMENT, "'data'",
          "wrap of NULL data");
   if (sps_multivector_create(ctx, &X, 5, 2) || sps_multivector_create(ctx, &Y, 5, 2) ||
       sps_multivector_create(ctx, &Z, 5, 3) || sps_multivector_create(ctx, &W, 4, 2))
     sps_bail("%s", sps_context_last_error(ctx));
-  expect(ctx, sps_multivector_upload(X, h, 4, 2), SPS_ERR_SIZE, "4 x 2", "upload of 4 x 2 into 5 x 2");
-  expect(ctx, sps_multivector_upload(X, h, 5, 3), SPS_ERR_SIZE, "5 x 3", "upload of 5 x 3 into 5 x 2");
+  expect(ctx, sps_multivector_upload(X, h, 4, 2), SPS_ERR_SIZE, "4 x 2",
+         "upload of 4 x 2 into 5 x 2");
+  expect(ctx, sps_multivector_upload(X, h, 5, 3), SPS_ERR_SIZE, "5 x 3",
+         "upload of 5 x 3 into 5 x 2");
   expect(ctx, sps_multivector_download(X, NULL, 5, 2), SPS_ERR_ARGUMENT, "'host'",
          "download into NULL");
   sps_ok(sps_multivector_get_size(NULL, NULL, NULL) == SPS_ERR_ARGUMENT, "get_size of NULL");
@@ -159,13 +166,17 @@ static void check_bad_arguments(sps_context *ctx)
   if (sps_spmm_plan_create(ctx, &plan, A, 2)) sps_bail("%s", sps_context_last_error(ctx));
   expect(ctx, sps_spmm_plan_set_kind(plan, (sps_spmm_kind)99), SPS_ERR_ARGUMENT, "99",
          "set_kind of an unknown kind");
-  expect(ctx, sps_spmm_apply(plan, 1.0, X, 0.0, Y), SPS_ERR_STATE, "not set up", "apply before setup");
+  expect(ctx, sps_spmm_apply(plan, 1.0, X, 0.0, Y), SPS_ERR_STATE, "not set up",
+         "apply before setup");
   if (sps_spmm_plan_setup(plan)) sps_bail("%s", sps_context_last_error(ctx));
-  expect(ctx, sps_spmm_apply(plan, 1.0, NULL, 0.0, Y), SPS_ERR_ARGUMENT, "'X'", "apply with X NULL");
-  expect(ctx, sps_spmm_apply(plan, 1.0, X, 0.0, NULL), SPS_ERR_ARGUMENT, "'Y'", "apply with Y NULL");
+  expect(ctx, sps_spmm_apply(plan, 1.0, NULL, 0.0, Y), SPS_ERR_ARGUMENT, "'X'",
+         "apply with X NULL");
+  expect(ctx, sps_spmm_apply(plan, 1.0, X, 0.0, NULL), SPS_ERR_ARGUMENT, "'Y'",
+         "apply with Y NULL");
   expect(ctx, sps_spmm_apply(plan, 1.0, Z, 0.0, Y), SPS_ERR_SIZE, "k = 2", "apply with X of k 3");
   expect(ctx, sps_spmm_apply(plan, 1.0, X, 0.0, Z), SPS_ERR_SIZE, "k = 2", "apply with Y of k 3");
-  expect(ctx, sps_spmm_apply(plan, 1.0, W, 0.0, Y), SPS_ERR_SIZE, "4 rows", "apply with X of 4 rows");
+  expect(ctx, sps_spmm_apply(plan, 1.0, W, 0.0, Y), SPS_ERR_SIZE, "4 rows",
+         "apply with X of 4 rows");
   expect(ctx, sps_spmm_apply(plan, 1.0, X, 0.0, W), SPS_ERR_SIZE, "Y 4", "apply with Y of 4 rows");
   expect(ctx, sps_spmm_apply(plan, 1.0, X, 0.0, X), SPS_ERR_ARGUMENT, "share", "apply with X = Y");
   sps_ok(sps_spmm_apply(plan, 1.0, X, 0.0, Y) == SPS_SUCCESS, "apply with good arguments succeeds");
@@ -174,8 +185,10 @@ static void check_bad_arguments(sps_context *ctx)
   sps_context *c2 = ctx;
   sps_status st = sps_context_destroy(&c2);
   const char *msg = sps_context_last_error(ctx);
-  sps_ok(st == SPS_ERR_BUSY && c2 == ctx && strstr(msg, "4 multivectors") && strstr(msg, "1 SpMM plan"),
-         "sps_context_destroy with live multivectors and an SpMM plan gives SPS_ERR_BUSY: \"%s\"", msg);
+  sps_ok(st == SPS_ERR_BUSY && c2 == ctx && strstr(msg, "4 multivectors") &&
+             strstr(msg, "1 SpMM plan"),
+         "sps_context_destroy with live multivectors and an SpMM plan gives SPS_ERR_BUSY: \"%s\"",
+         msg);
   sps_spmm_plan_destroy(&plan);
   sps_ok(plan == NULL && sps_spmm_plan_destroy(NULL) == SPS_SUCCESS,
          "sps_spmm_plan_destroy sets NULL and accepts NULL");
@@ -199,8 +212,9 @@ static void check_auto(sps_context *ctx)
     if (sps_spmm_plan_create(ctx, &plan, A, 8) || sps_spmm_plan_setup(plan))
       sps_bail("%s", sps_context_last_error(ctx));
     sps_spmm_plan_get_kind(plan, &kind, &why);
-    const sps_spmm_kind want =
-        dk != SPS_DEVICE_CUDA ? SPS_SPMM_CSR : w == 12 ? SPS_SPMM_BALANCED : SPS_SPMM_SPUTNIK;
+    const sps_spmm_kind want = dk != SPS_DEVICE_CUDA ? SPS_SPMM_CSR
+                               : w == 12             ? SPS_SPMM_BALANCED
+                                                     : SPS_SPMM_SPUTNIK;
     sps_ok(kind == want && why && strstr(why, "rule:"), "AUTO on %s picks %s: %s", name,
            sps_spmm_kind_name(kind), why ? why : "(none)");
     sps_spmm_plan_destroy(&plan);

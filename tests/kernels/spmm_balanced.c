@@ -1,4 +1,6 @@
-/* spmm_balanced.c: tests of the spmm-balanced SpMM variant: its CPU reference (units, split rows merged in order) against the reference SpMM (bitwise bar rare ties) and the plain loop; built with SPS_TEST_GPU, the GPU kernels against that CPU reference (bitwise).
+/* spmm_balanced.c: tests of the spmm-balanced SpMM variant: its CPU reference (units, split rows
+ * merged in order) against the reference SpMM (bitwise bar rare ties) and the plain loop; built
+ * with SPS_TEST_GPU, the GPU kernels against that CPU reference (bitwise).
  *
  * Every matrix of spmv_check.h's list (synthetic edge cases: empty rows, one dense row, nnz = 0,
  * no rows, no columns, rectangular shapes, rows of 150000 entries; the bundled matrices; the

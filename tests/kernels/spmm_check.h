@@ -15,7 +15,8 @@ static const int64_t spmm_ks_large[] = {1, 2, 8, 33};
 static inline void spmm_random_block(uint64_t seed, int64_t rows, int64_t k, double *out)
 {
   sps_rng rng = {seed};
-  for (int64_t i = 0; i < rows * k; i++) out[i] = sps_rng_uniform(&rng);
+  for (int64_t i = 0; i < rows * k; i++)
+    out[i] = sps_rng_uniform(&rng);
 }
 
 static inline double *spmm_alloc(int64_t count)
@@ -52,13 +53,15 @@ static inline sps_status spmm_apply_once(sps_context *ctx, const sps_matrix *A, 
   }
   if (used) sps_spmm_plan_get_kind(plan, used, NULL);
   double *yin = spmm_alloc(m * k);
-  for (int64_t i = 0; i < m * k; i++) yin[i] = beta == 0.0 ? NAN : Y0[i];
+  for (int64_t i = 0; i < m * k; i++)
+    yin[i] = beta == 0.0 ? NAN : Y0[i];
   if (sps_multivector_create(ctx, &mx, n, k) || sps_multivector_create(ctx, &my, m, k) ||
       sps_multivector_upload(mx, X, n, k) || sps_multivector_upload(my, yin, m, k))
     sps_bail("multivector setup: %s", sps_context_last_error(ctx));
   st = sps_spmm_apply(plan, alpha, mx, beta, my);
-  if (st) sps_bail("sps_spmm_apply (%s, k %lld): %s", sps_spmm_kind_name(kind), (long long)k,
-                   sps_context_last_error(ctx));
+  if (st)
+    sps_bail("sps_spmm_apply (%s, k %lld): %s", sps_spmm_kind_name(kind), (long long)k,
+             sps_context_last_error(ctx));
   if (sps_context_synchronize(ctx) || sps_multivector_download(my, Y, m, k))
     sps_bail("after sps_spmm_apply: %s", sps_context_last_error(ctx));
   free(yin);

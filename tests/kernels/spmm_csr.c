@@ -1,4 +1,6 @@
-/* spmm_csr.c: tests of the spmm-csr SpMM variant, the library's reference SpMM against the csr-scalar SpMV column by column (bitwise) and the plain loop; built with SPS_TEST_GPU, the GPU kernel against it (bitwise).
+/* spmm_csr.c: tests of the spmm-csr SpMM variant, the library's reference SpMM against the
+ * csr-scalar SpMV column by column (bitwise) and the plain loop; built with SPS_TEST_GPU, the GPU
+ * kernel against it (bitwise).
  *
  * Every matrix of spmv_check.h's list (synthetic edge cases: empty rows, one dense row, nnz = 0,
  * no rows, no columns, rectangular shapes, rows of 150000 entries; the bundled matrices; the

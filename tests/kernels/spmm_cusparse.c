@@ -1,4 +1,5 @@
-/* spmm_cusparse.c: tests of the cusparse-spmm SpMM variant: refused on the CPU; built with SPS_TEST_GPU, cusparseSpMM against the plain loop within the per-row tolerance.
+/* spmm_cusparse.c: tests of the cusparse-spmm SpMM variant: refused on the CPU; built with
+ * SPS_TEST_GPU, cusparseSpMM against the plain loop within the per-row tolerance.
  *
  * Every matrix of spmv_check.h's list (synthetic edge cases: empty rows, one dense row, nnz = 0,
  * no rows, no columns, rectangular shapes, rows of 150000 entries; the bundled matrices; the

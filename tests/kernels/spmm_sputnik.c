@@ -1,4 +1,6 @@
-/* spmm_sputnik.c: tests of the sputnik SpMM variant: its CPU reference (slots, aligned strips, masks, row order) against the reference SpMM (bitwise) and the plain loop; built with SPS_TEST_GPU, the GPU kernel against that CPU reference (bitwise).
+/* spmm_sputnik.c: tests of the sputnik SpMM variant: its CPU reference (slots, aligned strips,
+ * masks, row order) against the reference SpMM (bitwise) and the plain loop; built with
+ * SPS_TEST_GPU, the GPU kernel against that CPU reference (bitwise).
  *
  * Every matrix of spmv_check.h's list (synthetic edge cases: empty rows, one dense row, nnz = 0,
  * no rows, no columns, rectangular shapes, rows of 150000 entries; the bundled matrices; the
