@@ -21,8 +21,9 @@ static const char usage[] =
     "  --gen SPEC            a generated matrix (as spmv-bench: poisson3d:N, powerlaw:N:alpha, "
     "...)\n"
     "  --k LIST              column counts, comma-separated (default 1,2,4,8,16,32,64)\n"
-    "  --variants a,b,c      variants (default: spmm-csr, sputnik, spmm-balanced, auto, and\n"
-    "                        cusparse-spmm with each of CUSPARSE_SPMM_CSR_ALG1, 2 and 3)\n"
+    "  --variants a,b,c      variants (default: spmm-csr, sputnik, spmm-balanced, spmm-spmv\n"
+    "                        (k = 1 only), auto, and cusparse-spmm with each of\n"
+    "                        CUSPARSE_SPMM_CSR_ALG1, 2 and 3)\n"
     "  --device cuda|cpu     where to run (default cuda: exit 77 without a GPU); the CPU times\n"
     "                        the CPU references by the wall clock (a smoke test)\n"
     "  --repeat N            timed graph replays, the median is reported (default 10, CPU 3)\n"
@@ -50,6 +51,7 @@ typedef struct options {
 } options;
 
 typedef struct result {
+  int run; /* index into options.runs */
   char variant[64];
   sps_spmm_kind used;
   char status[512];
@@ -124,8 +126,8 @@ static int parse_options(int argc, char **argv, options *o)
   o->batch = batch ? batch : cpu ? 2 : 20;
   o->copy_bytes = (size_t)(o->c.copy_mb ? o->c.copy_mb : cpu ? 256 : 2048) << 20;
   if (!variants)
-    variants = cpu ? "spmm-csr,sputnik,spmm-balanced,auto"
-                   : "spmm-csr,sputnik,spmm-balanced,auto,cusparse-spmm";
+    variants = cpu ? "spmm-csr,sputnik,spmm-balanced,spmm-spmv,auto"
+                   : "spmm-csr,sputnik,spmm-balanced,spmm-spmv,auto,cusparse-spmm";
   snprintf(buf, sizeof buf, "%s", variants);
   for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     sps_spmm_kind k;
@@ -427,7 +429,9 @@ int main(int argc, char **argv)
       char why[320];
       const sps_spmm_kind auto_kind = sps_spmm_select(A, k, o.c.device, why, sizeof why);
       for (int r = 0; r < o.nruns; r++) {
+        if (o.runs[r].kind == SPS_SPMM_SPMV && k != 1) continue; /* one column only */
         run_one(ctx, &o, &o.runs[r], A, k, X, Y, yref, tol, yh, nanb, t, &res[nres]);
+        res[nres].run = r;
         failed |= res[nres].wrong;
         fprintf(stderr, "spmm-bench:   k %3lld %-22s %10.2f us  %s\n", (long long)k,
                 res[nres].variant, 1e6 * res[nres].sec, res[nres].status);
@@ -435,7 +439,7 @@ int main(int argc, char **argv)
       }
       double best_cusparse = NAN;
       for (int r = 0; r < nres; r++)
-        if (res[r].ok && o.runs[r].kind == SPS_SPMM_CUSPARSE &&
+        if (res[r].ok && o.runs[res[r].run].kind == SPS_SPMM_CUSPARSE &&
             (isnan(best_cusparse) || res[r].sec < best_cusparse))
           best_cusparse = res[r].sec;
       const double bytes =
@@ -458,7 +462,8 @@ int main(int argc, char **argv)
         bench_fmt(c[13], 64, "%.3f", bound / res[r].sec);
         bench_fmt(c[14], 64, "%.3f", best_cusparse / res[r].sec);
         snprintf(c[15], 64, "%s",
-                 o.runs[r].kind != SPS_SPMM_AUTO && res[r].used == auto_kind ? "yes" : "-");
+                 o.runs[res[r].run].kind != SPS_SPMM_AUTO && res[r].used == auto_kind ? "yes"
+                                                                                   : "-");
         for (int j = 1; j < NCOLS - 1; j++)
           cells[j] = c[j];
         cells[0] = name;

@@ -894,13 +894,16 @@ sps_status sps_solver_destroy(sps_solver **solver);
  * SpMM variants: X(enum, cli-name, description). The name, the enum and the files share one
  * name: `spmm-csr` <-> SPS_SPMM_CSR <-> spmv/spmm_csr.c, spmv/ref/spmm_csr.c,
  * spmv/cuda/spmm_csr.cu, tests/kernels/spmm_csr.c. AUTO is a way of choosing one at setup.
+ * spmm-spmv has no kernel of its own: for k = 1 it runs an SpMV plan (::SPS_SPMV_AUTO, which
+ * uses only variants that round like csr-scalar), and its setup refuses other k.
  */
 #define SPS_SPMM_LIST(X)                                                                \
   X(SPS_SPMM_AUTO, "auto", "chosen at setup from statistics of the matrix and k")        \
   X(SPS_SPMM_CSR, "spmm-csr", "CSR, a group of lanes per row, one lane per column")      \
   X(SPS_SPMM_SPUTNIK, "sputnik", "Sputnik: 1-D row tiles, subwarps, aligned vector loads, rows by length") \
   X(SPS_SPMM_BALANCED, "spmm-balanced", "load-balanced units of nonzeros, long rows split and merged in order") \
-  X(SPS_SPMM_CUSPARSE, "cusparse-spmm", "cusparseSpMM on CSR (GPU only), the reference")
+  X(SPS_SPMM_CUSPARSE, "cusparse-spmm", "cusparseSpMM on CSR (GPU only), the reference")     \
+  X(SPS_SPMM_SPMV, "spmm-spmv", "k = 1 only: the SpMV layer's automatic choice on the column")
 
 /** SpMM variant. */
 typedef enum sps_spmm_kind {
@@ -987,10 +990,13 @@ sps_status sps_spmm_plan_create(sps_context *ctx, sps_spmm_plan **plan, const sp
 sps_status sps_spmm_plan_set_kind(sps_spmm_plan *plan, sps_spmm_kind kind);
 /**
  * Analyse A and allocate everything apply needs: AUTO's choice from the row statistics and k
- * (spmv/spmm_select.c), sputnik's row order, spmm-balanced's work units and partial sums,
- * cuSPARSE's descriptors and buffer. On the CPU every variant runs its CPU reference.
- * @return ::SPS_SUCCESS; ::SPS_ERR_ARGUMENT for a NULL plan; ::SPS_ERR_UNSUPPORTED;
- *         ::SPS_ERR_SIZE (a matrix beyond a variant's index range); ::SPS_ERR_HOST_MEMORY;
+ * (spmv/spmm_select.c: k = 1 runs spmm-spmv; on a GPU uneven rows go to spmm-balanced, the
+ * others to sputnik; the CPU runs spmm-csr), sputnik's row order, spmm-balanced's work units and
+ * partial sums, spmm-spmv's SpMV plan, cuSPARSE's descriptors and buffer. On the CPU every
+ * variant runs its CPU reference.
+ * @return ::SPS_SUCCESS; ::SPS_ERR_ARGUMENT for a NULL plan; ::SPS_ERR_UNSUPPORTED (spmm-spmv
+ *         with k > 1, a cuSPARSE algorithm that refuses the shape); ::SPS_ERR_SIZE (a matrix
+ *         beyond a variant's index range); ::SPS_ERR_HOST_MEMORY;
  *         ::SPS_ERR_DEVICE_MEMORY; ::SPS_ERR_CUDA; ::SPS_ERR_CUSPARSE.
  */
 sps_status sps_spmm_plan_setup(sps_spmm_plan *plan);

@@ -53,6 +53,7 @@ libspsolve_la_SOURCES += \
 	%reldir%/spmm_csr.c \
 	%reldir%/spmm_sputnik.c \
 	%reldir%/spmm_balanced.c \
+	%reldir%/spmm_spmv.c \
 	%reldir%/ref/spmm_kernels.h \
 	%reldir%/ref/spmm_csr.c \
 	%reldir%/ref/spmm_sputnik.c \

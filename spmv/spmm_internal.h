@@ -66,6 +66,7 @@ int sps_spmm_xy_vec(int64_t k, const double *X, int64_t ldx, const double *Y, in
 extern const sps_spmm_variant sps_spmm_variant_csr;
 extern const sps_spmm_variant sps_spmm_variant_sputnik;
 extern const sps_spmm_variant sps_spmm_variant_balanced;
+extern const sps_spmm_variant sps_spmm_variant_spmv;
 #ifdef SPS_HAVE_CUDA
 extern const sps_spmm_variant sps_spmm_variant_cusparse;
 #endif

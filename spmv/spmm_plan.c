@@ -12,6 +12,7 @@ static const sps_spmm_variant *const registry[SPS_SPMM_KIND_COUNT] = {
 #ifdef SPS_HAVE_CUDA
     [SPS_SPMM_CUSPARSE] = &sps_spmm_variant_cusparse,
 #endif
+    [SPS_SPMM_SPMV] = &sps_spmm_variant_spmv,
 };
 
 static const char *const kind_names[SPS_SPMM_KIND_COUNT] = {

@@ -1,7 +1,10 @@
 /* spmm_select.c: AUTO's choice of an SpMM variant from the row statistics of A and k, a
  * hand-written rule from seeds 003 and 004 to be replaced by one trained on spmm-bench's results.
  *
- * The rule (GPU):
+ * The rule, on either device:
+ *   - k = 1: spmm-spmv, the SpMV layer's own choice (its trained model on GPUs that have one),
+ *     which an SpMM kernel built for many columns does not beat on one.
+ * Then on a GPU:
  *   - no entries: spmm-csr (there is nothing to balance or align);
  *   - uneven rows: max_len > 8*mean + 8*SPS_SPMM_UNIT_NNZ, or cv_len > 1 with
  *     max_len > 2*SPS_SPMM_UNIT_NNZ: spmm-balanced. Sputnik gives a row to one subwarp, so a row
@@ -36,6 +39,10 @@ sps_spmm_kind sps_spmm_select(const sps_matrix *A, int64_t k, sps_device_kind de
     sum2 += d * d;
   }
   const double cv = m > 0 && mean > 0.0 ? sqrt(sum2 / (double)m) / mean : 0.0;
+  if (k == 1) {
+    snprintf(why, whylen, "rule: k = 1 -> spmm-spmv");
+    return SPS_SPMM_SPMV;
+  }
   if (device != SPS_DEVICE_CUDA) {
     snprintf(why, whylen, "rule: CPU -> spmm-csr (k = %lld)", (long long)k);
     return SPS_SPMM_CSR;

@@ -115,6 +115,7 @@ SPS_SPMM_TESTS = %reldir%/kernels/spmm_csr %reldir%/kernels/spmm_csr_gpu \
 	%reldir%/kernels/spmm_sputnik %reldir%/kernels/spmm_sputnik_gpu \
 	%reldir%/kernels/spmm_balanced %reldir%/kernels/spmm_balanced_gpu \
 	%reldir%/kernels/spmm_cusparse %reldir%/kernels/spmm_cusparse_gpu \
+	%reldir%/kernels/spmm_spmv %reldir%/kernels/spmm_spmv_gpu \
 	%reldir%/kernels/spmm_api %reldir%/kernels/spmm_api_gpu
 check_PROGRAMS += $(SPS_SPMM_TESTS)
 TESTS += $(SPS_SPMM_TESTS)
@@ -144,3 +145,8 @@ EXTRA_DIST += %reldir%/kernels/spmm_check.h
 %canon_reldir%_kernels_spmm_api_gpu_SOURCES = %reldir%/kernels/spmm_api.c
 %canon_reldir%_kernels_spmm_api_gpu_CPPFLAGS = $(AM_CPPFLAGS) -DSPS_TEST_GPU
 %canon_reldir%_kernels_spmm_api_gpu_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_spmm_spmv_SOURCES = %reldir%/kernels/spmm_spmv.c
+%canon_reldir%_kernels_spmm_spmv_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_spmm_spmv_gpu_SOURCES = %reldir%/kernels/spmm_spmv.c
+%canon_reldir%_kernels_spmm_spmv_gpu_CPPFLAGS = $(AM_CPPFLAGS) -DSPS_TEST_GPU
+%canon_reldir%_kernels_spmm_spmv_gpu_LDADD = $(TEST_LDADD)

@@ -157,6 +157,19 @@ static inline void spmm_check_matrix(sps_context *cpu, sps_context *gpu, const s
     double worst_tol = 0.0, maxrel = 0.0;
     sps_status st = SPS_SUCCESS;
     const char *msg = "";
+    if (kind == SPS_SPMM_SPMV && k != 1) {
+      /* spmm-spmv serves one column only. */
+      sps_status rs = spmm_apply_once(gpu ? gpu : cpu, gpu ? Ag : A, kind, k, 1.0, X, 0.0, Y0, Y,
+                                      NULL, &msg);
+      if (ki == 1)
+        sps_ok(rs == SPS_ERR_UNSUPPORTED && strstr(msg, "k = 1 only"),
+               "%s%s refuses k = %lld: \"%s\"", kname, dev, (long long)k, msg);
+      free(X);
+      free(Y0);
+      free(Y);
+      free(Yref);
+      continue;
+    }
     for (int p = 0; p < 2 && !st; p++) {
       const double alpha = spmm_alphas[p], beta = spmm_betas[p];
       spmm_random_block(0x5B11u + 97u * (uint64_t)k + (uint64_t)p, n, k, X);

@@ -106,7 +106,8 @@ static sps_status op_plan(void *e)
   return st;
 }
 
-/* An SpMM plan of one variant for 5 columns: create, set up, upload, apply, download. */
+/* An SpMM plan of one variant for 5 columns (1 for spmm-spmv): create, set up, upload, apply,
+ * download. */
 typedef struct spmm_env {
   sps_context *ctx;
   const sps_matrix *A;
@@ -121,16 +122,17 @@ static sps_status op_spmm(void *e)
   sps_matrix_get_size(p->A, &n, NULL, NULL);
   double h[64 * 5];
   for (int i = 0; i < 64 * 5; i++) h[i] = 1.0 + 0.01 * i;
+  const int64_t k = kind == SPS_SPMM_SPMV ? 1 : 5; /* spmm-spmv serves one column */
   sps_spmm_plan *plan = NULL;
   sps_multivector *x = NULL, *y = NULL;
-  sps_status st = sps_spmm_plan_create(p->ctx, &plan, p->A, 5);
+  sps_status st = sps_spmm_plan_create(p->ctx, &plan, p->A, k);
   if (!st) st = sps_spmm_plan_set_kind(plan, kind);
   if (!st) st = sps_spmm_plan_setup(plan);
-  if (!st) st = sps_multivector_create(p->ctx, &x, n, 5);
-  if (!st) st = sps_multivector_create(p->ctx, &y, n, 5);
-  if (!st) st = sps_multivector_upload(x, h, n, 5);
+  if (!st) st = sps_multivector_create(p->ctx, &x, n, k);
+  if (!st) st = sps_multivector_create(p->ctx, &y, n, k);
+  if (!st) st = sps_multivector_upload(x, h, n, k);
   if (!st) st = sps_spmm_apply(plan, 1.0, x, 0.0, y);
-  if (!st) st = sps_multivector_download(y, h, n, 5);
+  if (!st) st = sps_multivector_download(y, h, n, k);
   sps_multivector_destroy(&x);
   sps_multivector_destroy(&y);
   sps_spmm_plan_destroy(&plan);
@@ -284,8 +286,8 @@ int main(void)
     if (!sps_spmm_kind_available((sps_spmm_kind)k, SPS_DEVICE_CPU)) continue;
     spmm_env pe = {ctx, C, (sps_spmm_kind)k};
     char name[96];
-    snprintf(name, sizeof name, "SpMM plan %s (k = 5): create, setup, upload, apply, download",
-             sps_spmm_kind_name((sps_spmm_kind)k));
+    snprintf(name, sizeof name, "SpMM plan %s (k = %d): create, setup, upload, apply, download",
+             sps_spmm_kind_name((sps_spmm_kind)k), k == SPS_SPMM_SPMV ? 1 : 5);
     alloc_loop(name, op_spmm, &pe, &allocs);
   }
 
