@@ -20,7 +20,8 @@ TAG="${DEVICE:-unknown-gpu}-$(date -u +%Y%m%d-%H%M%S)"
 STATUS=0
 
 # The GPU halves of the SpMM tests (each exits 77 without a GPU), on the shared matrices too.
-for t in spmm_api_gpu spmm_csr_gpu spmm_sputnik_gpu spmm_balanced_gpu spmm_cusparse_gpu; do
+for t in spmm_api_gpu spmm_csr_gpu spmm_sputnik_gpu spmm_balanced_gpu spmm_spmv_gpu \
+  spmm_cusparse_gpu; do
   echo "== $t"
   SPS_MATRICES=$MATDIR SPS_TEST_DATA=$TOP/tests/data "$BUILD/tests/kernels/$t"
   echo "== $t: exit status $?"
