@@ -2,3 +2,4 @@
 include %reldir%/mmio.mk
 include %reldir%/spmv.mk
 include %reldir%/spgemm.mk
+include %reldir%/spmm.mk

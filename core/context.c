@@ -108,6 +108,8 @@ sps_status sps_context_destroy(sps_context **ctx)
       [SPS_OBJECT_VECTOR] = {"vector", "vectors"},
       [SPS_OBJECT_PLAN] = {"SpMV plan", "SpMV plans"},
       [SPS_OBJECT_SOLVER] = {"solver", "solvers"},
+      [SPS_OBJECT_MULTIVECTOR] = {"multivector", "multivectors"},
+      [SPS_OBJECT_SPMM_PLAN] = {"SpMM plan", "SpMM plans"},
   };
   int64_t total = 0;
   char list[256] = "";

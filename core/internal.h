@@ -242,6 +242,8 @@ typedef enum sps_object_kind {
   SPS_OBJECT_VECTOR,
   SPS_OBJECT_PLAN,
   SPS_OBJECT_SOLVER,
+  SPS_OBJECT_MULTIVECTOR,
+  SPS_OBJECT_SPMM_PLAN,
   SPS_OBJECT_KINDS
 } sps_object_kind;
 
@@ -309,6 +311,18 @@ enum {
 struct sps_vector {
   sps_context *ctx;
   int64_t n;
+  double *data;
+  int borrowed;
+};
+
+/*
+ * An n x k multivector in the context's memory space, row-major: entry (i, j) at
+ * data[i*ld + j] (core/multivector.c); `borrowed` when data is the caller's
+ * (sps_multivector_wrap()), which destroy does not free.
+ */
+struct sps_multivector {
+  sps_context *ctx;
+  int64_t n, k, ld;
   double *data;
   int borrowed;
 };

@@ -35,3 +35,4 @@ libspsolve_la_SOURCES += \
 	%reldir%/cuda/bicgstab_steps.cu
 endif
 EXTRA_DIST += %reldir%/cuda_state.h %reldir%/cuda/reduce.cuh
+libspsolve_la_SOURCES += %reldir%/multivector.c

@@ -898,6 +898,157 @@ sps_status sps_solver_get_report(const sps_solver *solver, sps_solve_report *rep
 sps_status sps_solver_destroy(sps_solver **solver);
 /**@}*/
 
+
+/**
+ * @name Multivectors and SpMM plans
+ *
+ * A multivector is a dense block of k vectors of length n (an n x k matrix), the right-hand
+ * sides and solutions of several systems at once. Y = alpha*A*X + beta*Y with k columns is
+ * an SpMM plan's apply: A is read once per block instead of once per column.
+ *
+ * Storage: row-major, entry (i, j) at data[i*ld + j], with ld = k for k = 1 and k rounded up
+ * to an even number otherwise (the padding columns are zero and never written), in the
+ * context's memory space (device memory on a CUDA context, host memory on the CPU). A row's
+ * k values lie together, so the threads that serve the columns of one output row read one
+ * row of X at a time, coalesced and in 16-byte vector loads (doc/design.md, "SpMM").
+ * Host arrays given to sps_multivector_upload() and sps_multivector_download() are
+ * column-major with leading dimension n (column j at host[j*n]), as BLAS and LAPACK keep them.
+ */
+/**@{*/
+
+/**
+ * SpMM variants: X(enum, cli-name, description). The name, the enum and the files share one
+ * name: `spmm-csr` <-> SPS_SPMM_CSR <-> spmv/spmm_csr.c, spmv/ref/spmm_csr.c,
+ * spmv/cuda/spmm_csr.cu, tests/kernels/spmm_csr.c. AUTO is a way of choosing one at setup.
+ * spmm-spmv has no kernel of its own: for k = 1 it runs an SpMV plan (::SPS_SPMV_AUTO, which
+ * uses only variants that round like csr-scalar), and its setup refuses other k.
+ */
+#define SPS_SPMM_LIST(X)                                                                \
+  X(SPS_SPMM_AUTO, "auto", "chosen at setup from statistics of the matrix and k")        \
+  X(SPS_SPMM_CSR, "spmm-csr", "CSR, a group of lanes per row, one lane per column")      \
+  X(SPS_SPMM_SPUTNIK, "sputnik", "Sputnik: 1-D row tiles, subwarps, aligned vector loads, rows by length") \
+  X(SPS_SPMM_BALANCED, "spmm-balanced", "load-balanced units of nonzeros, long rows split and merged in order") \
+  X(SPS_SPMM_CUSPARSE, "cusparse-spmm", "cusparseSpMM on CSR (GPU only), the reference")     \
+  X(SPS_SPMM_SPMV, "spmm-spmv", "k = 1 only: the SpMV layer's automatic choice on the column")
+
+/** SpMM variant. */
+typedef enum sps_spmm_kind {
+#define SPS_X_ENUM(name, cli, text) name,
+  SPS_SPMM_LIST(SPS_X_ENUM)
+#undef SPS_X_ENUM
+  SPS_SPMM_KIND_COUNT
+} sps_spmm_kind;
+
+typedef struct sps_multivector sps_multivector; /**< n x k dense block on the context's device */
+typedef struct sps_spmm_plan sps_spmm_plan;     /**< Y = alpha*A*X + beta*Y for k columns */
+
+/**
+ * Create an n x k multivector filled with zeros on the context's device.
+ * @param[in]  ctx context
+ * @param[out] X   the new multivector; NULL on failure
+ * @param[in]  n   rows (the length of each column), n >= 0
+ * @param[in]  k   columns, k >= 1
+ * @return ::SPS_SUCCESS; ::SPS_ERR_ARGUMENT for a NULL @p ctx or @p X; ::SPS_ERR_SIZE for
+ *         n < 0, k < 1 or a size whose bytes overflow; ::SPS_ERR_HOST_MEMORY;
+ *         ::SPS_ERR_DEVICE_MEMORY; ::SPS_ERR_CUDA.
+ */
+sps_status sps_multivector_create(sps_context *ctx, sps_multivector **X, int64_t n, int64_t k);
+/**
+ * Create an n x k multivector over @p data, which the caller owns, in the context's memory
+ * space (host memory on a CPU context, device or managed memory of the context's GPU on a
+ * CUDA context), row-major: entry (i, j) at data[i*ld + j]. Nothing is copied;
+ * sps_multivector_destroy() does not free @p data, which must stay valid until then. The
+ * entries of columns k to ld-1 are the caller's: the library never writes them (the GPU
+ * kernels may read them). On CUDA, finish the work that writes @p data before a call reads it.
+ * The kernels use 16-byte loads when ld is even and @p data is 16-byte aligned, else 8-byte ones.
+ * @return ::SPS_SUCCESS; ::SPS_ERR_ARGUMENT when @p data is NULL (allowed for n = 0) or, on
+ *         CUDA, not memory of the context's GPU; ::SPS_ERR_SIZE for n < 0, k < 1, ld < k or an
+ *         overflowing size; ::SPS_ERR_HOST_MEMORY.
+ */
+sps_status sps_multivector_wrap(sps_context *ctx, sps_multivector **X, int64_t n, int64_t k,
+                                double *data, int64_t ld);
+/** Rows @p n and columns @p k (either pointer may be NULL). @return ::SPS_ERR_ARGUMENT for a
+ * NULL @p X. */
+sps_status sps_multivector_get_size(const sps_multivector *X, int64_t *n, int64_t *k);
+/**
+ * The storage: @p data (row-major, in the context's memory space; the caller's for a wrapped
+ * multivector) and its leading dimension @p ld (either pointer may be NULL).
+ * @return ::SPS_ERR_ARGUMENT for a NULL @p X.
+ */
+sps_status sps_multivector_get_data(const sps_multivector *X, double **data, int64_t *ld);
+/**
+ * Copy all columns from the host: @p host holds n*k doubles, column-major with leading
+ * dimension n (entry (i, j) at host[j*n + i]). On a CUDA context the rows are transposed
+ * through a host buffer of at most 1 MiB (allocated and freed here) and uploaded one slice
+ * at a time; the call returns when the copy is done.
+ * @return ::SPS_SUCCESS; ::SPS_ERR_ARGUMENT for a NULL @p X or @p host (allowed when
+ *         n*k = 0); ::SPS_ERR_SIZE when @p n or @p k differ from the multivector's;
+ *         ::SPS_ERR_HOST_MEMORY; ::SPS_ERR_CUDA.
+ */
+sps_status sps_multivector_upload(sps_multivector *X, const double *host, int64_t n, int64_t k);
+/** Copy all columns to the host, column-major with leading dimension n (as
+ * sps_multivector_upload() reads them). @return as sps_multivector_upload(). */
+sps_status sps_multivector_download(const sps_multivector *X, double *host, int64_t n, int64_t k);
+/** Destroy a multivector (NULL allowed) and set the pointer to NULL. */
+sps_status sps_multivector_destroy(sps_multivector **X);
+
+/** The CLI name of an SpMM variant ("sputnik"), or NULL for a value out of range. */
+const char *sps_spmm_kind_name(sps_spmm_kind kind);
+/** The one-line description of an SpMM variant, or NULL for a value out of range. */
+const char *sps_spmm_kind_description(sps_spmm_kind kind);
+/** Look up an SpMM variant by its name. @return ::SPS_ERR_ARGUMENT for an unknown name. */
+sps_status sps_spmm_kind_from_name(const char *name, sps_spmm_kind *kind);
+/** Nonzero when the SpMM variant exists on this device kind in this build (always for AUTO). */
+int sps_spmm_kind_available(sps_spmm_kind kind, sps_device_kind device);
+/**
+ * Create an SpMM plan for @p A (borrowed: it must outlive the plan) and @p k columns, with
+ * the variant ::SPS_SPMM_AUTO (sps_spmm_plan_set_kind() names another).
+ * @return ::SPS_SUCCESS; ::SPS_ERR_ARGUMENT for a NULL pointer or a matrix of another context
+ *         (the message names the argument); ::SPS_ERR_SIZE for k < 1; ::SPS_ERR_HOST_MEMORY.
+ */
+sps_status sps_spmm_plan_create(sps_context *ctx, sps_spmm_plan **plan, const sps_matrix *A,
+                                int64_t k);
+/**
+ * Choose the variant (or ::SPS_SPMM_AUTO); takes effect at the next setup.
+ * @return ::SPS_ERR_ARGUMENT for a value out of range; ::SPS_ERR_UNSUPPORTED when the variant
+ *         does not exist on the context's device (cusparse-spmm on the CPU).
+ */
+sps_status sps_spmm_plan_set_kind(sps_spmm_plan *plan, sps_spmm_kind kind);
+/**
+ * Analyse A and allocate everything apply needs: AUTO's choice from the row statistics and k
+ * (spmv/spmm_select.c: k = 1 runs spmm-spmv; on a GPU uneven rows go to spmm-balanced, the
+ * others to sputnik; the CPU runs spmm-csr), sputnik's row order, spmm-balanced's work units and
+ * partial sums, spmm-spmv's SpMV plan, cuSPARSE's descriptors and buffer. On the CPU every
+ * variant runs its CPU reference.
+ * @return ::SPS_SUCCESS; ::SPS_ERR_ARGUMENT for a NULL plan; ::SPS_ERR_UNSUPPORTED (spmm-spmv
+ *         with k > 1, a cuSPARSE algorithm that refuses the shape); ::SPS_ERR_SIZE (a matrix
+ *         beyond a variant's index range); ::SPS_ERR_HOST_MEMORY;
+ *         ::SPS_ERR_DEVICE_MEMORY; ::SPS_ERR_CUDA; ::SPS_ERR_CUSPARSE.
+ */
+sps_status sps_spmm_plan_setup(sps_spmm_plan *plan);
+/**
+ * Y <- alpha*A*X + beta*Y for the k columns at once; allocates nothing and does not wait for
+ * the device. Y is not read when beta = 0 (NaN there does not spread). Column j of Y is the
+ * SpMV of column j of X: with every variant but cusparse-spmm, bit for bit what csr-scalar's
+ * compensated row sums give (bar rare ties for spmm-balanced's split rows).
+ * @return ::SPS_SUCCESS; ::SPS_ERR_ARGUMENT for a NULL argument, multivectors of another
+ *         context or X and Y sharing storage (the message names them); ::SPS_ERR_STATE before
+ *         setup; ::SPS_ERR_SIZE when X does not have ncols(A) rows, Y nrows(A) rows, or either
+ *         not the plan's k columns; ::SPS_ERR_UNSUPPORTED when cusparse-spmm meets a leading
+ *         dimension whose buffer exceeds setup's; ::SPS_ERR_CUDA; ::SPS_ERR_CUSPARSE.
+ */
+sps_status sps_spmm_apply(sps_spmm_plan *plan, double alpha, const sps_multivector *X, double beta,
+                          sps_multivector *Y);
+/**
+ * The variant in use after setup (AUTO resolved; before setup, the one set), and in @p why
+ * (may be NULL; owned by the plan, valid until its next setup) the reasoning of the choice.
+ * @return ::SPS_ERR_ARGUMENT for a NULL plan.
+ */
+sps_status sps_spmm_plan_get_kind(const sps_spmm_plan *plan, sps_spmm_kind *kind, const char **why);
+/** Destroy an SpMM plan (NULL allowed) and set the pointer to NULL. */
+sps_status sps_spmm_plan_destroy(sps_spmm_plan **plan);
+/**@}*/
+
 #ifdef __cplusplus
 }
 #endif

@@ -44,3 +44,27 @@ libspsolve_la_SOURCES += \
 	%reldir%/cuda/stats.cu
 endif
 EXTRA_DIST += %reldir%/cusparse.c %reldir%/cuda/launchers.h %reldir%/cuda/reduce.cuh
+
+# The SpMM layer (Y = alpha*A*X + beta*Y for k columns): plan, rule, variants, CPU references, kernels.
+libspsolve_la_SOURCES += \
+	%reldir%/spmm_internal.h \
+	%reldir%/spmm_plan.c \
+	%reldir%/spmm_select.c \
+	%reldir%/spmm_csr.c \
+	%reldir%/spmm_sputnik.c \
+	%reldir%/spmm_balanced.c \
+	%reldir%/spmm_spmv.c \
+	%reldir%/ref/spmm_kernels.h \
+	%reldir%/ref/spmm_csr.c \
+	%reldir%/ref/spmm_sputnik.c \
+	%reldir%/ref/spmm_balanced.c
+
+if SPS_CUDA
+libspsolve_la_SOURCES += \
+	%reldir%/spmm_cusparse.c \
+	%reldir%/cuda/spmm_launchers.h \
+	%reldir%/cuda/spmm_csr.cu \
+	%reldir%/cuda/spmm_sputnik.cu \
+	%reldir%/cuda/spmm_balanced.cu
+endif
+EXTRA_DIST += %reldir%/spmm_cusparse.c %reldir%/cuda/spmm_launchers.h

@@ -130,3 +130,46 @@ TESTS += %reldir%/kernels/spgemm %reldir%/kernels/spgemm_gpu
 %canon_reldir%_kernels_spgemm_gpu_SOURCES = %reldir%/kernels/spgemm.c
 %canon_reldir%_kernels_spgemm_gpu_CPPFLAGS = $(AM_CPPFLAGS) -DSPS_TEST_GPU
 %canon_reldir%_kernels_spgemm_gpu_LDADD = $(TEST_LDADD)
+# The SpMM layer: spmm_<variant> checks the variant's CPU reference against the reference SpMM
+# (spmm-csr on the CPU, itself checked against the csr-scalar SpMV column by column, bitwise)
+# and the plain loop; spmm_<variant>_gpu (SPS_TEST_GPU) the GPU kernel against that CPU
+# reference, exit 77 without a GPU. spmm_api: multivectors, wrapped blocks, AUTO, bad arguments.
+SPS_SPMM_TESTS = %reldir%/kernels/spmm_csr %reldir%/kernels/spmm_csr_gpu \
+	%reldir%/kernels/spmm_sputnik %reldir%/kernels/spmm_sputnik_gpu \
+	%reldir%/kernels/spmm_balanced %reldir%/kernels/spmm_balanced_gpu \
+	%reldir%/kernels/spmm_cusparse %reldir%/kernels/spmm_cusparse_gpu \
+	%reldir%/kernels/spmm_spmv %reldir%/kernels/spmm_spmv_gpu \
+	%reldir%/kernels/spmm_api %reldir%/kernels/spmm_api_gpu
+check_PROGRAMS += $(SPS_SPMM_TESTS)
+TESTS += $(SPS_SPMM_TESTS)
+EXTRA_DIST += %reldir%/kernels/spmm_check.h
+%canon_reldir%_kernels_spmm_csr_SOURCES = %reldir%/kernels/spmm_csr.c
+%canon_reldir%_kernels_spmm_csr_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_spmm_csr_gpu_SOURCES = %reldir%/kernels/spmm_csr.c
+%canon_reldir%_kernels_spmm_csr_gpu_CPPFLAGS = $(AM_CPPFLAGS) -DSPS_TEST_GPU
+%canon_reldir%_kernels_spmm_csr_gpu_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_spmm_sputnik_SOURCES = %reldir%/kernels/spmm_sputnik.c
+%canon_reldir%_kernels_spmm_sputnik_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_spmm_sputnik_gpu_SOURCES = %reldir%/kernels/spmm_sputnik.c
+%canon_reldir%_kernels_spmm_sputnik_gpu_CPPFLAGS = $(AM_CPPFLAGS) -DSPS_TEST_GPU
+%canon_reldir%_kernels_spmm_sputnik_gpu_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_spmm_balanced_SOURCES = %reldir%/kernels/spmm_balanced.c
+%canon_reldir%_kernels_spmm_balanced_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_spmm_balanced_gpu_SOURCES = %reldir%/kernels/spmm_balanced.c
+%canon_reldir%_kernels_spmm_balanced_gpu_CPPFLAGS = $(AM_CPPFLAGS) -DSPS_TEST_GPU
+%canon_reldir%_kernels_spmm_balanced_gpu_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_spmm_cusparse_SOURCES = %reldir%/kernels/spmm_cusparse.c
+%canon_reldir%_kernels_spmm_cusparse_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_spmm_cusparse_gpu_SOURCES = %reldir%/kernels/spmm_cusparse.c
+%canon_reldir%_kernels_spmm_cusparse_gpu_CPPFLAGS = $(AM_CPPFLAGS) -DSPS_TEST_GPU
+%canon_reldir%_kernels_spmm_cusparse_gpu_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_spmm_api_SOURCES = %reldir%/kernels/spmm_api.c
+%canon_reldir%_kernels_spmm_api_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_spmm_api_gpu_SOURCES = %reldir%/kernels/spmm_api.c
+%canon_reldir%_kernels_spmm_api_gpu_CPPFLAGS = $(AM_CPPFLAGS) -DSPS_TEST_GPU
+%canon_reldir%_kernels_spmm_api_gpu_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_spmm_spmv_SOURCES = %reldir%/kernels/spmm_spmv.c
+%canon_reldir%_kernels_spmm_spmv_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_spmm_spmv_gpu_SOURCES = %reldir%/kernels/spmm_spmv.c
+%canon_reldir%_kernels_spmm_spmv_gpu_CPPFLAGS = $(AM_CPPFLAGS) -DSPS_TEST_GPU
+%canon_reldir%_kernels_spmm_spmv_gpu_LDADD = $(TEST_LDADD)

@@ -32,7 +32,7 @@ list() {
     for g in $groups; do printf '%s\tsolvers-%s\ttests/unit/solvers %s\n' "$t" "$g" "$g"; done
     for p in tests/unit/krylov_steps tests/unit/solver_guards tests/unit/scaling \
       tests/unit/progress tests/unit/wrap_gpu tests/unit/bjacobi tests/unit/vector_ops \
-      tests/kernels/spmv_binned_gpu; do
+      tests/kernels/spmv_binned_gpu tests/kernels/spmm_api_gpu; do
       [ -x "$p" ] && printf '%s\t%s\t%s\n' "$t" "${p##*/}" "$p"
     done
     printf '%s\tcli-gmres-fused\t./spsolve --device cuda --solver gmres --precond none --gmres-fused --maxit 8 --restart 4 -q tests/data/orsreg_1.mtx.gz\n' "$t"

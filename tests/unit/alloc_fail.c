@@ -1,4 +1,4 @@
-/* alloc_fail.c: the allocation-failure loop: for each operation (reading a matrix, plain and gzipped, and a vector; each SpMV plan; each solver with each preconditioner, set up and solved; the spsolve command's main path) the k-th host allocation is made to fail, k = 1, 2, ..., until the operation succeeds; every failure must return SPS_ERR_HOST_MEMORY (the command: exit status 3) and leave no block allocated. */
+/* alloc_fail.c: the allocation-failure loop: for each operation (reading a matrix, plain and gzipped, and a vector; each SpMV plan; each SpMM plan; each solver with each preconditioner, set up and solved; the spsolve command's main path) the k-th host allocation is made to fail, k = 1, 2, ..., until the operation succeeds; every failure must return SPS_ERR_HOST_MEMORY (the command: exit status 3) and leave no block allocated. */
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -103,6 +103,39 @@ static sps_status op_plan(void *e)
   sps_vector_destroy(&x);
   sps_vector_destroy(&y);
   sps_spmv_plan_destroy(&plan);
+  return st;
+}
+
+/* An SpMM plan of one variant for 5 columns (1 for spmm-spmv): create, set up, upload, apply,
+ * download. */
+typedef struct spmm_env {
+  sps_context *ctx;
+  const sps_matrix *A;
+  sps_spmm_kind kind;
+} spmm_env;
+
+static sps_status op_spmm(void *e)
+{
+  const spmm_env *p = e;
+  const sps_spmm_kind kind = p->kind;
+  int64_t n;
+  sps_matrix_get_size(p->A, &n, NULL, NULL);
+  double h[64 * 5];
+  for (int i = 0; i < 64 * 5; i++) h[i] = 1.0 + 0.01 * i;
+  const int64_t k = kind == SPS_SPMM_SPMV ? 1 : 5; /* spmm-spmv serves one column */
+  sps_spmm_plan *plan = NULL;
+  sps_multivector *x = NULL, *y = NULL;
+  sps_status st = sps_spmm_plan_create(p->ctx, &plan, p->A, k);
+  if (!st) st = sps_spmm_plan_set_kind(plan, kind);
+  if (!st) st = sps_spmm_plan_setup(plan);
+  if (!st) st = sps_multivector_create(p->ctx, &x, n, k);
+  if (!st) st = sps_multivector_create(p->ctx, &y, n, k);
+  if (!st) st = sps_multivector_upload(x, h, n, k);
+  if (!st) st = sps_spmm_apply(plan, 1.0, x, 0.0, y);
+  if (!st) st = sps_multivector_download(y, h, n, k);
+  sps_multivector_destroy(&x);
+  sps_multivector_destroy(&y);
+  sps_spmm_plan_destroy(&plan);
   return st;
 }
 
@@ -246,6 +279,16 @@ int main(void)
     char name[96];
     snprintf(name, sizeof name, "SpMV plan %s: create, setup, apply", sps_spmv_kind_name((sps_spmv_kind)k));
     alloc_loop(name, op_plan, &pe, &allocs);
+  }
+
+  /* Each SpMM variant of the CPU, and AUTO (n = 64 <= the buffer of op_spmm). */
+  for (int k = 0; k < SPS_SPMM_KIND_COUNT; k++) {
+    if (!sps_spmm_kind_available((sps_spmm_kind)k, SPS_DEVICE_CPU)) continue;
+    spmm_env pe = {ctx, C, (sps_spmm_kind)k};
+    char name[96];
+    snprintf(name, sizeof name, "SpMM plan %s (k = %d): create, setup, upload, apply, download",
+             sps_spmm_kind_name((sps_spmm_kind)k), k == SPS_SPMM_SPMV ? 1 : 5);
+    alloc_loop(name, op_spmm, &pe, &allocs);
   }
 
   /* Each method with each preconditioner, on the SPD matrix (CG, IC(0) and Chebyshev need
