@@ -287,6 +287,36 @@ int bench_parse_int(const char *s, int *v)
   return 0;
 }
 
+int bench_parse_files_args(int argc, char **argv, const char *name, const char *usage,
+                           int *repeat, const char **tsv, const char **files, int max,
+                           int *nfiles)
+{
+  *nfiles = 0;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--help") == 0) {
+      fputs(usage, stdout);
+      return 1;
+    } else if (strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) {
+      if (bench_parse_int(argv[++i], repeat)) {
+        fprintf(stderr, "%s: --repeat takes a positive integer\n%s", name, usage);
+        return 2;
+      }
+    } else if (strcmp(argv[i], "--tsv") == 0 && i + 1 < argc) {
+      *tsv = argv[++i];
+    } else if (argv[i][0] != '-' && *nfiles < max) {
+      files[(*nfiles)++] = argv[i];
+    } else {
+      fprintf(stderr, "%s: bad option %s\n%s", name, argv[i], usage);
+      return 2;
+    }
+  }
+  if (!*nfiles) {
+    fprintf(stderr, "%s: no matrix given\n%s", name, usage);
+    return 2;
+  }
+  return 0;
+}
+
 int bench_parse_ones_random(const char *s, int *random)
 {
   if (s && strcmp(s, "ones") == 0)

@@ -99,6 +99,15 @@ int bench_parse_int(const char *s, int *v);
 int bench_parse_double(const char *s, double *v);
 /* A finite double of any sign (preconditioner parameters: matching=-1); nonzero on error. */
 int bench_parse_double_signed(const char *s, double *v);
+/*
+ * The command line of a benchmark over matrix files: --help (usage on stdout), --repeat N,
+ * --tsv FILE and up to max file names into files. 0: parsed; 1: --help was printed (exit 0);
+ * 2: a bad option, or no file, said on stderr with the usage (exit 2). name prefixes the
+ * messages.
+ */
+int bench_parse_files_args(int argc, char **argv, const char *name, const char *usage,
+                           int *repeat, const char **tsv, const char **files, int max,
+                           int *nfiles);
 /* Parse "ones" (0) or "random" (1), the choice of a vector's values; nonzero on error. */
 int bench_parse_ones_random(const char *s, int *random);
 

@@ -370,25 +370,9 @@ int main(int argc, char **argv)
   const char *tsv = NULL;
   const char *files[256];
   int nfiles = 0;
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--help") == 0) {
-      fputs(usage, stdout);
-      return 0;
-    } else if (strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) {
-      if (bench_parse_int(argv[++i], &repeat)) return fprintf(stderr, "%s", usage), 2;
-    } else if (strcmp(argv[i], "--tsv") == 0 && i + 1 < argc) {
-      tsv = argv[++i];
-    } else if (argv[i][0] != '-' && nfiles < 256) {
-      files[nfiles++] = argv[i];
-    } else {
-      fprintf(stderr, "spgemm-bench: bad option %s\n%s", argv[i], usage);
-      return 2;
-    }
-  }
-  if (!nfiles) {
-    fprintf(stderr, "spgemm-bench: no matrix given\n%s", usage);
-    return 2;
-  }
+  const int parsed = bench_parse_files_args(argc, argv, "spgemm-bench", usage, &repeat, &tsv, files, 256,
+                                            &nfiles);
+  if (parsed) return parsed == 1 ? 0 : 2;
 #ifndef SPS_HAVE_CUDA
   (void)repeat;
   (void)tsv;
