@@ -7,8 +7,8 @@ FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer -std=c11 -ffp-contract=off -Wno-unk
 	$(FUZZ_SANITIZE)
 FUZZ_CPPFLAGS = -DHAVE_CONFIG_H -I$(FUZZ_BUILD) -I$(top_srcdir)/include -I$(top_srcdir)/cli \
 	-I$(top_srcdir)/fuzz -D_POSIX_C_SOURCE=200809L
-# The library's C sources but the two that exist only for CUDA; config.h without SPS_HAVE_CUDA.
-FUZZ_LIB_SRCS = $(filter-out core/backend_cuda.c spmv/cusparse.c,$(filter %.c,$(libspsolve_la_SOURCES)))
+# The library's C sources but the three that exist only for CUDA; config.h without SPS_HAVE_CUDA.
+FUZZ_LIB_SRCS = $(filter-out core/backend_cuda.c spmv/cusparse.c spmv/spmm_cusparse.c,$(filter %.c,$(libspsolve_la_SOURCES)))
 FUZZ_OBJECTS = $(FUZZ_LIB_SRCS:%.c=$(FUZZ_BUILD)/obj/%.o) $(FUZZ_BUILD)/obj/cli/options.o \
 	$(FUZZ_BUILD)/obj/cli/error.o
 FUZZ_LIBS = $(filter -lz -llzma -lbz2,$(LIBS)) -lm
