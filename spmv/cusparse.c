@@ -13,15 +13,42 @@
  */
 #include <stdint.h>
 
-#include "spmv_internal.h"
-#include "../core/cuda_state.h"
+#include "cusparse_csr.h"
 
 typedef struct cusparse_data {
   cusparseSpMatDescr_t mat;
   cusparseDnVecDescr_t vx, vy;
   void *buffer;
-  void *index_copy; /* int32 row offsets, or int64 column indices */
+  void *index_copy; /* int64 column indices when A has no int32 offsets (sps_cusparse_csr) */
 } cusparse_data;
+
+sps_status sps_cusparse_csr(sps_context *ctx, const sps_matrix *A, cusparseSpMatDescr_t *mat,
+                            void **index_copy)
+{
+  const void *rowptr, *colind;
+  cusparseIndexType_t itype;
+  if (A->d_rowptr32) {
+    /* The matrix's own int32 copy of the row offsets: 4-byte offsets, as GPU.md's count assumes. */
+    rowptr = A->d_rowptr32;
+    colind = A->d_colind;
+    itype = CUSPARSE_INDEX_32I;
+  } else {
+    int64_t *ci64;
+    SPS_CHECK(sps_host_alloc(ctx, (void **)&ci64, (size_t)A->nnz, sizeof *ci64,
+                             "cuSPARSE int64 column indices"));
+    for (int64_t k = 0; k < A->nnz; k++) ci64[k] = A->colind[k];
+    SPS_CHECK(sps_spmv_to_device(ctx, (void **)&ci64, index_copy,
+                                 (size_t)A->nnz * sizeof(int64_t),
+                                 "cuSPARSE int64 column indices"));
+    rowptr = A->d_rowptr;
+    colind = *index_copy;
+    itype = CUSPARSE_INDEX_64I;
+  }
+  SPS_CUSPARSE(ctx, cusparseCreateCsr(mat, A->nrows, A->ncols, A->nnz, (void *)rowptr,
+                                      (void *)colind, A->d_values, itype, itype,
+                                      CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+  return SPS_SUCCESS;
+}
 
 static sps_status cusparse_setup(sps_spmv_plan *plan)
 {
@@ -35,28 +62,7 @@ static sps_status cusparse_setup(sps_spmv_plan *plan)
   /* An empty product is only y <- beta*y: apply does it without cuSPARSE. */
   if (A->nrows == 0 || A->nnz == 0) return SPS_SUCCESS;
 
-  const void *rowptr, *colind;
-  cusparseIndexType_t itype;
-  if (A->d_rowptr32) {
-    /* The matrix's own int32 copy of the row offsets: 4-byte offsets, as GPU.md's count assumes. */
-    rowptr = A->d_rowptr32;
-    colind = A->d_colind;
-    itype = CUSPARSE_INDEX_32I;
-  } else {
-    int64_t *ci64;
-    SPS_CHECK(sps_host_alloc(ctx, (void **)&ci64, (size_t)A->nnz, sizeof *ci64,
-                             "cuSPARSE int64 column indices"));
-    for (int64_t k = 0; k < A->nnz; k++) ci64[k] = A->colind[k];
-    SPS_CHECK(sps_spmv_to_device(ctx, (void **)&ci64, &d->index_copy,
-                                 (size_t)A->nnz * sizeof(int64_t),
-                                 "cuSPARSE int64 column indices"));
-    rowptr = A->d_rowptr;
-    colind = d->index_copy;
-    itype = CUSPARSE_INDEX_64I;
-  }
-  SPS_CUSPARSE(ctx, cusparseCreateCsr(&d->mat, A->nrows, A->ncols, A->nnz, (void *)rowptr,
-                                      (void *)colind, A->d_values, itype, itype,
-                                      CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+  SPS_CHECK(sps_cusparse_csr(ctx, A, &d->mat, &d->index_copy));
 
   /* Vectors for the analysis; apply points the descriptors at its own x and y. */
   double *tx = NULL, *ty = NULL;

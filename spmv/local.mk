@@ -31,6 +31,7 @@ libspsolve_la_SOURCES += \
 if SPS_CUDA
 libspsolve_la_SOURCES += \
 	%reldir%/cusparse.c \
+	%reldir%/cusparse_csr.h \
 	%reldir%/cuda/launchers.h \
 	%reldir%/cuda/reduce.cuh \
 	%reldir%/cuda/csr_scalar.cu \
@@ -43,7 +44,7 @@ libspsolve_la_SOURCES += \
 	%reldir%/cuda/binned.cu \
 	%reldir%/cuda/stats.cu
 endif
-EXTRA_DIST += %reldir%/cusparse.c %reldir%/cuda/launchers.h %reldir%/cuda/reduce.cuh
+EXTRA_DIST += %reldir%/cusparse.c %reldir%/cusparse_csr.h %reldir%/cuda/launchers.h %reldir%/cuda/reduce.cuh
 
 # The SpMM layer (Y = alpha*A*X + beta*Y for k columns): plan, rule, variants, CPU references, kernels.
 libspsolve_la_SOURCES += \

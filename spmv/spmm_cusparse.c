@@ -14,9 +14,8 @@
  */
 #include <stdint.h>
 
-#include "../core/cuda_state.h"
+#include "cusparse_csr.h"
 #include "spmm_internal.h"
-#include "spmv_internal.h"
 
 typedef struct spmm_cusparse_data {
   cusparseSpMatDescr_t mat;
@@ -57,28 +56,7 @@ static sps_status spmm_cusparse_setup(sps_spmm_plan *plan)
   plan->data = d;
   /* An empty product is Y <- beta*Y: apply does it without cuSPARSE. */
   if (A->nrows == 0 || A->ncols == 0 || A->nnz == 0) return SPS_SUCCESS;
-  const void *rowptr, *colind;
-  cusparseIndexType_t itype;
-  if (A->d_rowptr32) {
-    rowptr = A->d_rowptr32;
-    colind = A->d_colind;
-    itype = CUSPARSE_INDEX_32I;
-  } else {
-    int64_t *ci64;
-    SPS_CHECK(sps_host_alloc(ctx, (void **)&ci64, (size_t)A->nnz, sizeof *ci64,
-                             "cuSPARSE int64 column indices"));
-    for (int64_t e = 0; e < A->nnz; e++)
-      ci64[e] = A->colind[e];
-    SPS_CHECK(sps_spmv_to_device(ctx, (void **)&ci64, &d->index_copy,
-                                 (size_t)A->nnz * sizeof(int64_t),
-                                 "cuSPARSE int64 column indices"));
-    rowptr = A->d_rowptr;
-    colind = d->index_copy;
-    itype = CUSPARSE_INDEX_64I;
-  }
-  SPS_CUSPARSE(ctx, cusparseCreateCsr(&d->mat, A->nrows, A->ncols, A->nnz, (void *)rowptr,
-                                      (void *)colind, A->d_values, itype, itype,
-                                      CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+  SPS_CHECK(sps_cusparse_csr(ctx, A, &d->mat, &d->index_copy));
   const int64_t ld = plan->k == 1 ? 1 : (plan->k + 1) / 2 * 2; /* sps_multivector_create's */
   double *tx = NULL, *ty = NULL;
   sps_status st = SPS_SUCCESS;
