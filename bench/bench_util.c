@@ -276,6 +276,27 @@ const char *bench_fmt(char *buf, size_t len, const char *fmt, double v)
   return buf;
 }
 
+int bench_open(const char *name, sps_device_kind device, size_t bytes, int repeat,
+               sps_context **ctx, char *dev, size_t devlen, char *date, size_t datelen, double *bw,
+               size_t *used)
+{
+  char err[1024];
+  *ctx = NULL;
+  if (sps_context_create(ctx, device, 0)) {
+    fprintf(stderr, "%s: cannot create the context: %s\n", name, sps_context_create_error());
+    return 1;
+  }
+  sps_context_get_device_name(*ctx, dev, devlen);
+  bench_date(date, datelen);
+  *used = 0;
+  if (bench_copy_bandwidth(*ctx, bytes, repeat, bw, used, err, sizeof err)) {
+    fprintf(stderr, "%s: %s\n", name, err);
+    sps_context_destroy(ctx);
+    return 1;
+  }
+  return 0;
+}
+
 int bench_parse_int(const char *s, int *v)
 {
   if (!s || !*s) return 1;

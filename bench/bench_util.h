@@ -72,6 +72,15 @@ double bench_spmv_bytes(int64_t m, int64_t n, int64_t nnz);
 sps_status bench_copy_bandwidth(sps_context *ctx, size_t bytes, int repeat, double *bw,
                                 size_t *used, char *err, size_t errlen);
 
+/*
+ * The opening of a benchmark run: a context on device, its name into dev, today's date into
+ * date, and the copy bandwidth (bench_copy_bandwidth with bytes and repeat) into *bw and
+ * *used. On failure says why on stderr after "name: ", leaves *ctx NULL and returns nonzero.
+ */
+int bench_open(const char *name, sps_device_kind device, size_t bytes, int repeat,
+               sps_context **ctx, char *dev, size_t devlen, char *date, size_t datelen, double *bw,
+               size_t *used);
+
 /* A timer of device work on the context's stream: CUDA events there, the wall clock on the CPU. */
 typedef struct bench_timer bench_timer;
 sps_status bench_timer_create(sps_context *ctx, bench_timer **t);

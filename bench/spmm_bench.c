@@ -337,20 +337,12 @@ int main(int argc, char **argv)
     }
   }
   sps_context *ctx = NULL;
-  if (sps_context_create(&ctx, o.c.device, 0)) {
-    fprintf(stderr, "spmm-bench: cannot create the context: %s\n", sps_context_create_error());
-    return 1;
-  }
   char dev[256], date[64], err[1024];
-  sps_context_get_device_name(ctx, dev, sizeof dev);
-  bench_date(date, sizeof date);
   double bw;
-  size_t copy_used = 0;
-  if (bench_copy_bandwidth(ctx, o.copy_bytes, o.repeat, &bw, &copy_used, err, sizeof err)) {
-    fprintf(stderr, "spmm-bench: %s\n", err);
-    sps_context_destroy(&ctx);
+  size_t copy_used;
+  if (bench_open("spmm-bench", o.c.device, o.copy_bytes, o.repeat, &ctx, dev, sizeof dev, date,
+                 sizeof date, &bw, &copy_used))
     return 1;
-  }
   const int cuda = o.c.device == SPS_DEVICE_CUDA;
   char header[4096];
   int hl = snprintf(
