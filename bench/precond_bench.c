@@ -8,7 +8,7 @@
 #include "../precond/ilu0.h"
 #include "bench_util.h"
 #ifdef SPS_HAVE_CUDA
-#include "../core/cuda_state.h"
+#include "bench_cuda.h"
 #endif
 
 static const char usage[] =
@@ -34,22 +34,6 @@ static const char *const columns[] = {
 #define NCOLS ((int)(sizeof columns / sizeof columns[0]))
 
 #ifdef SPS_HAVE_CUDA
-#define CS(call)                                                                               \
-  do {                                                                                         \
-    cusparseStatus_t e_ = (call);                                                              \
-    if (e_ != CUSPARSE_STATUS_SUCCESS) {                                                       \
-      snprintf(status, 256, "cuSPARSE: %s: %s", #call, cusparseGetErrorString(e_));            \
-      goto done;                                                                               \
-    }                                                                                          \
-  } while (0)
-#define CU(call)                                                                               \
-  do {                                                                                         \
-    cudaError_t e_ = (call);                                                                   \
-    if (e_ != cudaSuccess) {                                                                   \
-      snprintf(status, 256, "CUDA: %s: %s", #call, cudaGetErrorString(e_));                    \
-      goto done;                                                                               \
-    }                                                                                          \
-  } while (0)
 
 /* Median microseconds of `repeat` runs of issue() on the stream, after two warm-ups; with
  * graph, issue() is captured once and the graph replayed. */

@@ -4,6 +4,7 @@ noinst_PROGRAMS += %reldir%/spmv-bench %reldir%/solve-bench %reldir%/precond-ben
 bench_common_sources = \
 	%reldir%/bench_util.c \
 	%reldir%/bench_util.h \
+	%reldir%/bench_cuda.h \
 	%reldir%/gen.c \
 	%reldir%/gen.h
 
