@@ -9,10 +9,12 @@
 # errors found, 124 out of time; the TAP counts; the tool's summary line) goes to stdout and
 # OUTDIR/summary.txt. No filter (--launch-count, --kernel-name) is used: with them the tool
 # itself failed ("Internal Sanitizer Error") on the H100 (doc/reliability.md). Long programs
-# are split instead: tests/unit/solvers runs one group of checks per process, and the solvers'
-# own kernels are also reached through the CLI on small bundled matrices with few iterations,
-# each solver with each preconditioner. SANITIZE_ONLY=REGEX keeps the runs whose name matches
-# (e.g. '^solvers-'). Not a `make check` test: it needs a GPU and minutes.
+# are split instead: tests/unit/solvers and tests/unit/krylov_steps run one group of checks per
+# process (racecheck's cost is on the host, so runs side by side finish sooner), and the
+# solvers' own kernels are also reached through the CLI on small bundled matrices with few
+# iterations, each solver with each preconditioner. SANITIZE_ONLY=REGEX keeps the runs whose name matches
+# (e.g. '^solvers-'). Each log line starts with the seconds since its run began. Not a
+# `make check` test: it needs a GPU and minutes.
 set -u
 out=${1:?usage: tests/sanitize-gpu.sh OUTDIR [JOBS] [TIMEOUT_S] [TOOLS...]}
 jobs=${2:-8}
@@ -23,6 +25,7 @@ mkdir -p "$out"
 
 groups="known_solutions jacobi_scaled happy_breakdown reasons history_monitor_api monitor_batches
   jacobi_setup_errors flexible gmres_fused_setting zero_guess_and_report"
+ksteps="cycle happy edges store_z bicgstab cuda_vs_cpu fused_1000 fused_5003 fused_16384 fused_limits"
 cli_runs="cg:none cg:jacobi cg:ic0 cg:cheby cg:bjacobi gmres:none gmres:ilu0 gmres:ilut
   gmres:jacobi bicgstab:none bicgstab:ilu0 bicgstab:jacobi"
 
@@ -30,9 +33,12 @@ cli_runs="cg:none cg:jacobi cg:ic0 cg:cheby cg:bjacobi gmres:none gmres:ilu0 gmr
 list() {
   for t in $tools; do
     for g in $groups; do printf '%s\tsolvers-%s\ttests/unit/solvers %s\n' "$t" "$g" "$g"; done
-    for p in tests/unit/krylov_steps tests/unit/solver_guards tests/unit/scaling \
+    for g in $ksteps; do printf '%s\tkrylov_steps-%s\ttests/unit/krylov_steps %s\n' "$t" "$g" "$g"; done
+    for p in tests/unit/solver_guards tests/unit/scaling \
       tests/unit/progress tests/unit/wrap_gpu tests/unit/bjacobi tests/unit/vector_ops \
-      tests/kernels/spmv_binned_gpu tests/kernels/spmm_api_gpu; do
+      tests/kernels/spmv_binned_gpu tests/kernels/spgemm_gpu tests/kernels/amg_aggregate_gpu \
+      tests/kernels/spmm_api_gpu tests/kernels/spmm_csr_gpu tests/kernels/spmm_sputnik_gpu \
+      tests/kernels/spmm_balanced_gpu tests/kernels/spmm_spmv_gpu tests/kernels/spmm_cusparse_gpu; do
       [ -x "$p" ] && printf '%s\t%s\t%s\n' "$t" "${p##*/}" "$p"
     done
     printf '%s\tcli-gmres-fused\t./spsolve --device cuda --solver gmres --precond none --gmres-fused --maxit 8 --restart 4 -q tests/data/orsreg_1.mtx.gz\n' "$t"
@@ -50,13 +56,17 @@ list() {
 run_one() {
   local tool=$1 name=$2 cmd=$3 log rc
   log=$out/$tool-$name.log
+  # Each line of the log starts with the seconds since the run began (line-buffered output), so
+  # a run stopped by the time limit shows where its time went.
   # shellcheck disable=SC2086
-  SPS_TEST_DEVICE=cuda timeout "$limit" ./libtool --mode=execute compute-sanitizer --tool "$tool" \
-    --error-exitcode 9 --print-limit 20 $cmd > "$log" 2>&1
-  rc=$?
-  printf '%s\t%s\trc=%s\tok=%s\tnot_ok=%s\t%s\n' "$tool" "$name" "$rc" \
-    "$(grep -c '^ok ' "$log")" "$(grep -c '^not ok ' "$log")" \
-    "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|Internal Sanitizer' "$log" | tail -1)"
+  SPS_TEST_DEVICE=cuda timeout "$limit" stdbuf -oL -eL ./libtool --mode=execute compute-sanitizer \
+    --tool "$tool" --error-exitcode 9 --print-limit 20 $cmd 2>&1 |
+    { t0=$(date +%s); while IFS= read -r l; do printf '%5d %s\n' $(( $(date +%s) - t0 )) "$l"; done; } > "$log"
+  rc=${PIPESTATUS[0]}
+  printf '%s\t%s\trc=%s\tok=%s\tnot_ok=%s\tlast=%ss\t%s\n' "$tool" "$name" "$rc" \
+    "$(grep -c '^ *[0-9]* ok ' "$log")" "$(grep -c '^ *[0-9]* not ok ' "$log")" \
+    "$(tail -n 1 "$log" | awk '{print $1}')" \
+    "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|Internal Sanitizer' "$log" | tail -1 | cut -c7-)"
 }
 export -f run_one
 export out limit

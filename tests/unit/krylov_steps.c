@@ -980,7 +980,8 @@ static void test_cuda_vs_cpu(sps_context *cpu, sps_context *gpu, int64_t n)
   double du = max_abs_diff(G[0].hu, G[1].hu, n) / max_abs(G[0].hu, n);
   double dV = max_abs_diff(G[0].hV, G[1].hV, n * (m + 1));
   sps_ok(G[1].s.status == G[0].s.status && G[1].s.it == G[0].s.it && G[1].s.j == G[0].s.j,
-         "cuda gmres n = %lld: same status %d, it %d, j %d as the CPU", (long long)n, G[1].s.status, G[1].s.it, G[1].s.j);
+         "cuda gmres n = %lld: same status %d, it %d, j %d as the CPU", (long long)n, G[1].s.status,
+         G[1].s.it, G[1].s.j);
   sps_ok(dH <= 1e-12 && dR <= 1e-12 && dg <= 1e-12 && dy <= 1e-10 && du <= 1e-10 && dV <= 1e-12,
          "cuda gmres n = %lld: H %.1e, R %.1e, g %.1e, y %.1e, u %.1e, V %.1e relative to the "
          "CPU's (<= 1e-12, 1e-10 for y and u)",
@@ -1032,8 +1033,8 @@ static void test_cuda_vs_cpu(sps_context *cpu, sps_context *gpu, int64_t n)
   double drr = fabs(B[0].h.rr - B[1].h.rr) / B[0].h.rr;
   sps_ok(B[1].h.status == B[0].h.status && B[1].h.it == B[0].h.it && dx <= 1e-11 && drho <= 1e-9 &&
              drr <= 1e-9,
-         "cuda bicgstab n = %lld: 10 steps match the CPU (x %.1e, rho %.1e, rr %.1e)",
-         (long long)n, dx, drho, drr);
+         "cuda bicgstab n = %lld: 10 steps match the CPU (x %.1e, rho %.1e, rr %.1e)", (long long)n,
+         dx, drho, drr);
   for (int q = 0; q < 2; q++) {
     bs_free(&B[q]);
     free(x[q]);
@@ -1267,21 +1268,53 @@ static void test_gmres_fused_limits(sps_context *cpu, sps_context *gpu)
   csr_free(&D8);
 }
 
+/* The groups of checks, by name: `krylov_steps [GROUP...]` runs only those named (all without
+ * arguments), so that a slow tool (racecheck) can run the groups side by side in separate
+ * processes. The cuda_* groups exist only with SPS_TEST_DEVICE=cuda. */
+static const char *const group_names[] = {
+    "cycle",       "happy",      "edges",      "store_z",     "bicgstab",
+    "cuda_vs_cpu", "fused_1000", "fused_5003", "fused_16384", "fused_limits",
+};
+enum { NGROUPS = sizeof group_names / sizeof group_names[0] };
+static int group_on[NGROUPS];
+
+static int on(const char *name)
+{
+  for (int g = 0; g < NGROUPS; g++)
+    if (strcmp(group_names[g], name) == 0) return group_on[g];
+  sps_bail("krylov_steps: unknown group %s", name);
+  return 0;
+}
+
 static void run_all(sps_context *ctx, const char *tag)
 {
   const sps_backend *be = ctx->be;
   if (!be->gmres_start || !be->gmres_arnoldi || !be->gmres_update || !be->gmres_workspace ||
       !be->bicgstab_step_a || !be->bicgstab_step_b || !be->bicgstab_direction)
     sps_bail("%s backend lacks the GMRES or BiCGSTAB steps", tag);
-  test_gmres_cycle(ctx, tag);
-  test_gmres_happy(ctx, tag);
-  test_gmres_edges(ctx, tag);
-  if (ctx->be->gmres_store_z) test_gmres_store_z(ctx, tag);
-  test_bicgstab(ctx, tag);
+  if (on("cycle")) test_gmres_cycle(ctx, tag);
+  if (on("happy")) test_gmres_happy(ctx, tag);
+  if (on("edges")) test_gmres_edges(ctx, tag);
+  if (on("store_z") && ctx->be->gmres_store_z) test_gmres_store_z(ctx, tag);
+  if (on("bicgstab")) test_bicgstab(ctx, tag);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+  for (int g = 0; g < NGROUPS; g++)
+    group_on[g] = argc == 1;
+  for (int a = 1; a < argc; a++) {
+    int known = 0;
+    for (int g = 0; g < NGROUPS; g++)
+      if (strcmp(argv[a], group_names[g]) == 0) known = group_on[g] = 1;
+    if (!known) {
+      fprintf(stderr, "krylov_steps: no group '%s'; the groups are:", argv[a]);
+      for (int g = 0; g < NGROUPS; g++)
+        fprintf(stderr, " %s", group_names[g]);
+      fprintf(stderr, "\n");
+      return 99;
+    }
+  }
   const char *dev = getenv("SPS_TEST_DEVICE");
   if (!dev || strcmp(dev, "cuda") != 0) {
     /* The CPU backend's steps against the plain references. */
@@ -1298,8 +1331,10 @@ int main(void)
   if (sps_context_create(&cpu, SPS_DEVICE_CPU, 0) != SPS_SUCCESS)
     sps_bail("CPU context: %s", sps_context_create_error());
   run_all(gpu, "cuda");
-  test_cuda_vs_cpu(cpu, gpu, 20001);
-  test_cuda_vs_cpu(cpu, gpu, 3000);
+  if (on("cuda_vs_cpu")) {
+    test_cuda_vs_cpu(cpu, gpu, 20001);
+    test_cuda_vs_cpu(cpu, gpu, 3000);
+  }
   /* The fused cycle needs thread-block clusters: sm_90 and later. */
   char name[256] = "";
   const char *sm = NULL;
@@ -1307,10 +1342,10 @@ int main(void)
   if (!sm || atoi(sm + 3) < 90) {
     sps_skip("cuda gmres_fused: device %s has no thread-block clusters (sm_90 and later)", name);
   } else {
-    test_gmres_fused(cpu, gpu, 1000);
-    test_gmres_fused(cpu, gpu, 5003);
-    test_gmres_fused(cpu, gpu, 16384);
-    test_gmres_fused_limits(cpu, gpu);
+    if (on("fused_1000")) test_gmres_fused(cpu, gpu, 1000);
+    if (on("fused_5003")) test_gmres_fused(cpu, gpu, 5003);
+    if (on("fused_16384")) test_gmres_fused(cpu, gpu, 16384);
+    if (on("fused_limits")) test_gmres_fused_limits(cpu, gpu);
   }
   sps_context_destroy(&gpu);
   sps_context_destroy(&cpu);
