@@ -23,8 +23,8 @@ mkdir -p "$out"
 
 groups="known_solutions jacobi_scaled happy_breakdown reasons history_monitor_api monitor_batches
   jacobi_setup_errors flexible gmres_fused_setting zero_guess_and_report"
-cli_runs="cg:none cg:jacobi cg:ic0 cg:cheby cg:bjacobi gmres:none gmres:ilu0 gmres:ilut
-  gmres:jacobi bicgstab:none bicgstab:ilu0 bicgstab:jacobi"
+cli_runs="cg:none cg:jacobi cg:ic0 cg:cheby cg:bjacobi cg:amg gmres:none gmres:ilu0 gmres:ilut
+  gmres:jacobi gmres:amg bicgstab:none bicgstab:ilu0 bicgstab:jacobi"
 
 # One line per run: NAME<TAB>COMMAND...
 list() {
@@ -32,7 +32,8 @@ list() {
     for g in $groups; do printf '%s\tsolvers-%s\ttests/unit/solvers %s\n' "$t" "$g" "$g"; done
     for p in tests/unit/krylov_steps tests/unit/solver_guards tests/unit/scaling \
       tests/unit/progress tests/unit/wrap_gpu tests/unit/bjacobi tests/unit/vector_ops \
-      tests/kernels/spmv_binned_gpu tests/kernels/spmm_api_gpu; do
+      tests/kernels/spmv_binned_gpu tests/kernels/spmm_api_gpu tests/kernels/amg_setup_gpu \
+      tests/unit/amg; do
       [ -x "$p" ] && printf '%s\t%s\t%s\n' "$t" "${p##*/}" "$p"
     done
     printf '%s\tcli-gmres-fused\t./spsolve --device cuda --solver gmres --precond none --gmres-fused --maxit 8 --restart 4 -q tests/data/orsreg_1.mtx.gz\n' "$t"
