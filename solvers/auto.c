@@ -8,8 +8,9 @@
 /*
  * The rule (doc/design.md, "The automatic choice"). From the matrix:
  *   symmetric (as declared by its source, or checked exactly) with a diagonal of one sign:
- *     CG with IC(0); a negative diagonal is solved as (-A) x = -b, where -A has a positive
- *     one; then the nonsymmetric chain with GMRES;
+ *     CG with algebraic multigrid when A has at least AUTO_AMG_MIN_ROWS rows, then CG with
+ *     IC(0); a negative diagonal is solved as (-A) x = -b, where -A has a positive one; then
+ *     the nonsymmetric chain with GMRES;
  *   otherwise GMRES(m) with ILU(0) (after the matching and scaling of precond/reorder.h when
  *     the diagonal is weak), then ILUT(10, 1e-4), ILUT(30, 1e-6), and no preconditioner
  *     with the restart raised to 100 (some matrices, rdb3200l among them, are only made
@@ -38,6 +39,17 @@
 #define AUTO_STAGE_MAX 4000
 #define AUTO_GROWTH_MAX 1e14
 #define AUTO_LAST_RESTART 100
+/*
+ * Multigrid goes first for symmetric matrices with a diagonal of one sign from this many rows
+ * on. Measured on the CPU (bench/amg-auto.sh, bench/results/2026-11-27-cpu/amg-auto/,
+ * doc/performance.md): CG+AMG's time to solution, setup included, beats CG+IC(0) on the
+ * generated Poisson problems and the shared SPD matrices from about this size on, and loses
+ * below it, where the setup (a dozen sparse passes and products per level) costs more than the
+ * iterations it saves. On a GPU the setup's fixed costs (launches, a host read per count) are
+ * larger against an iteration of IC(0), whose triangular solves are latency-bound there too;
+ * the GPU run of the same script decides whether the threshold should move for CUDA contexts.
+ */
+#define AUTO_AMG_MIN_ROWS 20000
 
 typedef struct auto_try {
   sps_solver_type method;
@@ -114,9 +126,10 @@ static void build_chain(sps_solver *s, auto_state *st, int *sign)
     return;
   }
   const sps_solver_type nonsym = user_method != SPS_SOLVER_AUTO ? user_method : SPS_SOLVER_GMRES;
-  if (spd_like)
-    add_try(st, user_method != SPS_SOLVER_AUTO ? user_method : SPS_SOLVER_CG, SPS_PRECOND_IC0,
-            p->ilut_fill, p->ilut_drop, 0);
+  const sps_solver_type spd_method = user_method != SPS_SOLVER_AUTO ? user_method : SPS_SOLVER_CG;
+  if (spd_like && A->nrows >= AUTO_AMG_MIN_ROWS)
+    add_try(st, spd_method, SPS_PRECOND_AMG, p->ilut_fill, p->ilut_drop, 0);
+  if (spd_like) add_try(st, spd_method, SPS_PRECOND_IC0, p->ilut_fill, p->ilut_drop, 0);
   add_try(st, nonsym, SPS_PRECOND_ILU0, p->ilut_fill, p->ilut_drop, 0);
   add_try(st, nonsym, SPS_PRECOND_ILUT, 10.0, 1e-4, 0);
   add_try(st, nonsym, SPS_PRECOND_ILUT, 30.0, 1e-6, 0);
