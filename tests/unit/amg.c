@@ -21,6 +21,9 @@
  *   - (M^-1 u, v) = (u, M^-1 v) to rounding and (M^-1 u, u) > 0 for the V- and W-cycles with
  *     each smoother (Chebyshev, l1-Jacobi, multicolour Gauss-Seidel) and each coarsening: M is
  *     symmetric positive definite, as CG needs;
+ *   - on a GPU, the hierarchy equals the one the CPU builds from the same matrix, byte for
+ *     byte (every level's P, R, A and the coarsest inverse, the spectral radius estimates and
+ *     the colours);
  *   - CG and GMRES with it converge on model problems, the singular Neumann Laplacian
  *     included, in the iteration counts recorded on the CPU (recorded from runs of this code,
  *     as regression values); the GPU run (amg-cuda.sh) must take the same ones, since the
@@ -366,6 +369,73 @@ static void check_hierarchy(const char *name, sps_matrix *A, const sps_precond_p
   sps_spmv_plan_destroy(&plan);
 }
 
+/* Two host matrices equal byte for byte. */
+static int same_csr(const sps_host_rcsr *a, const sps_host_rcsr *b)
+{
+  if (a->nrows != b->nrows || a->ncols != b->ncols) return 0;
+  const int64_t nnz = a->rowptr[a->nrows];
+  return memcmp(a->rowptr, b->rowptr, (size_t)(a->nrows + 1) * sizeof(int64_t)) == 0 &&
+         nnz == b->rowptr[b->nrows] &&
+         (nnz == 0 || (memcmp(a->colind, b->colind, (size_t)nnz * sizeof(int32_t)) == 0 &&
+                       memcmp(a->values, b->values, (size_t)nnz * sizeof(double)) == 0));
+}
+
+/* On a GPU context: the hierarchy built there equals the one the CPU builds from the same
+ * matrix, level by level, byte for byte (P, R, A_l, the coarsest inverse, the spectral radius
+ * estimates and the Gauss-Seidel colours), since every setup step gives its reference's bits.
+ * On the CPU there is nothing to compare with. */
+static void check_same_as_cpu(const char *name, sps_matrix *A, const sps_precond_params *prm)
+{
+  sps_device_kind kind = SPS_DEVICE_CPU;
+  sps_context_get_device(ctx, &kind, NULL);
+  if (kind != SPS_DEVICE_CUDA) {
+    sps_skip("%s: the GPU's hierarchy against the CPU's (GPU run only)", name);
+    return;
+  }
+  sps_context *cpu = NULL;
+  sps_matrix *Ac = NULL;
+  int64_t n;
+  const int64_t *rp;
+  const int32_t *ci;
+  const double *v;
+  sps_test_csr(A, &n, &rp, &ci, &v);
+  if (sps_context_create(&cpu, SPS_DEVICE_CPU, 0) || sps_matrix_create_csr(cpu, &Ac, n, n, rp, ci, v))
+    sps_bail("CPU copy: %s", sps_context_create_error());
+  sps_precond *pg = NULL, *pcpu = NULL;
+  sps_spmv_plan *plan = plan_of(A), *cplan = NULL;
+  if (sps_spmv_plan_create(cpu, &cplan, Ac, SPS_SPMV_AUTO) || sps_spmv_plan_setup(cplan) ||
+      sps_precond_create(ctx, &pg, SPS_PRECOND_AMG, prm) || sps_precond_setup(pg, A, 1.0, plan) ||
+      sps_precond_create(cpu, &pcpu, SPS_PRECOND_AMG, prm) ||
+      sps_precond_setup(pcpu, Ac, 1.0, cplan))
+    sps_bail("%s: setup: %s / %s", name, sps_context_last_error(ctx), sps_context_last_error(cpu));
+  const amg_data *dg = pg->data, *dc = pcpu->data;
+  int ok = dg->nlevels == dc->nlevels;
+  for (int l = 0; ok && l < dg->nlevels; l++) {
+    const amg_level *G = &dg->lv[l], *C = &dc->lv[l];
+    ok &= G->n == C->n && G->nnz == C->nnz && G->rho == C->rho && G->ncolors == C->ncolors;
+    const sps_matrix *mg[] = {G->P, G->R, l > 0 ? G->A : NULL, G->Ainv};
+    const sps_matrix *mc[] = {C->P, C->R, l > 0 ? C->A : NULL, C->Ainv};
+    for (int k = 0; ok && k < 4; k++) {
+      ok &= !mg[k] == !mc[k];
+      if (!ok || !mg[k]) continue;
+      sps_host_rcsr hg = host_of(mg[k]), hc;
+      const amg_csr cc = amg_csr_of(mc[k]);
+      if (amg_csr_download(cpu, &cc, &hc)) sps_bail("download");
+      ok &= same_csr(&hg, &hc);
+      sps_host_rcsr_free(&hg);
+      sps_host_rcsr_free(&hc);
+    }
+  }
+  sps_ok(ok, "%s: the GPU builds the CPU's hierarchy, byte for byte (%d levels)", name,
+         dg->nlevels);
+  sps_precond_destroy(&pg);
+  sps_precond_destroy(&pcpu);
+  sps_spmv_plan_destroy(&plan);
+  sps_spmv_plan_destroy(&cplan);
+  sps_matrix_destroy(&Ac);
+  sps_context_destroy(&cpu);
+}
+
 /* (M^-1 u, v) against (u, M^-1 v), and (M^-1 u, u) > 0, for random u, v. */
 static void check_symmetric(const char *name, sps_matrix *A, const sps_precond_params *prm)
 {
@@ -539,6 +609,15 @@ int main(void)
     snprintf(name, sizeof name, "%s, Neumann Laplacian 30 x 30 (singular)", cn);
     check_hierarchy(name, Nm, q, 1);
   }
+  for (int c = 0; c < 2; c++)
+    for (int sm = AMG_SMOOTHER_CHEBY; sm <= AMG_SMOOTHER_MCGS; sm++) {
+      sps_precond_params q = c ? cls : agg;
+      q.amg_smoother = sm;
+      char name[96];
+      snprintf(name, sizeof name, "nos3, %s, smoother %d", c ? "classical" : "aggregation", sm);
+      check_same_as_cpu(name, N3, &q);
+    }
+  check_same_as_cpu("2-D Laplacian 40 x 40, defaults", L, &prm);
   sps_precond_params cls6 = cls;
   cls6.amg_interp_max = 0;
   check_hierarchy("classical, no truncation, 2-D Laplacian 40 x 40", L, &cls6, 0);
