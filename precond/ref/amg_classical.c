@@ -18,7 +18,9 @@
  *             (distance two), each strong F neighbour's connection distributed over that set and
  *             i itself in proportion to the F neighbour's own connections of the sign opposite
  *             to its diagonal, and the weak connections lumped into the diagonal.
- * Each function is one serial pass over the rows, with every row's arithmetic in a fixed order.
+ * Each function is one pass over the rows, with every row's arithmetic in a fixed order; the
+ * rows are independent (each writes only its own outputs), so the longer passes share them out
+ * over OpenMP threads with the same results.
  */
 #include <math.h>
 
@@ -45,6 +47,7 @@ static int cls_row(int64_t i, const int64_t *rp, const int32_t *ci, const double
 void sps_ref_cls_strength_count(int64_t n, const int64_t *rp, const int32_t *ci, const double *v,
                                 double theta, double max_row_sum, int64_t *count)
 {
+#pragma omp parallel for schedule(static) if (n > 16384)
   for (int64_t i = 0; i < n; i++) {
     double s, cut;
     int64_t c = 0;
@@ -59,6 +62,7 @@ void sps_ref_cls_strength_count(int64_t n, const int64_t *rp, const int32_t *ci,
 void sps_ref_cls_strength_fill(int64_t n, const int64_t *rp, const int32_t *ci, const double *v,
                                double theta, double max_row_sum, const int64_t *srp, int32_t *sci)
 {
+#pragma omp parallel for schedule(static) if (n > 16384)
   for (int64_t i = 0; i < n; i++) {
     double s, cut;
     int64_t at = srp[i];
@@ -92,6 +96,7 @@ void sps_ref_cls_pmis_init(int64_t n, const int64_t *strp, uint64_t *key,
 void sps_ref_cls_pmis_select(int64_t n, const int64_t *srp, const int32_t *sci, const int64_t *strp,
                              const int32_t *stci, const uint64_t *key, unsigned char *newc)
 {
+#pragma omp parallel for schedule(static) if (n > 16384)
   for (int64_t i = 0; i < n; i++) {
     const uint64_t ki = key[i];
     int top = sps_cls_state(ki) == SPS_CLS_UNDECIDED;
@@ -204,6 +209,7 @@ void sps_ref_cls_interp(int64_t n, const int64_t *rp, const int32_t *ci, const d
                         const int64_t *srp, const int32_t *sci, const uint64_t *key,
                         const int64_t *hrp, const int32_t *hci, double *hv)
 {
+#pragma omp parallel for schedule(dynamic, 1024) if (n > 16384)
   for (int64_t i = 0; i < n; i++) {
     if (sps_cls_state(key[i]) == SPS_CLS_C) continue;
     const int64_t hb = hrp[i], he = hrp[i + 1];

@@ -1,9 +1,9 @@
 /* amg_level.c: the CPU reference of the multigrid setup's pointwise and row-by-row steps (the operator with its diagonal, the smoother's diagonals, the Lanczos start, the tentative and smoothed prolongators, truncation), which the CUDA kernels (precond/cuda/amg_level.cu) are held to.
  *
  * The math of each step is in precond/ref/kernels.h. Each function is one pass over the rows,
- * written serially, with every row's arithmetic in a fixed order (entry order, no fused
- * multiply-add), so that the GPU's one thread a row gives the same bits; the work arrays and
- * outputs come from the caller.
+ * with every row's arithmetic in a fixed order (entry order, no fused multiply-add), so that the
+ * GPU's one thread a row gives the same bits (truncation's rows, independent, are shared out
+ * over OpenMP threads); the work arrays and outputs come from the caller.
  */
 #include <math.h>
 
@@ -170,11 +170,13 @@ static int64_t trunc_row(int64_t b, int64_t e, const double *v, double cut, int 
 void sps_ref_amg_trunc_count(int64_t n, const int64_t *rp, const double *v, const int64_t *flag,
                              double tf, int pm, int64_t *count)
 {
-  int64_t keep[SPS_AMG_TRUNC_MAX];
-  for (int64_t i = 0; i < n; i++)
+#pragma omp parallel for schedule(static) if (n > 16384)
+  for (int64_t i = 0; i < n; i++) {
+    int64_t keep[SPS_AMG_TRUNC_MAX];
     count[i] = flag && flag[i]
                    ? 1
                    : trunc_row(rp[i], rp[i + 1], v, trunc_cut(rp[i], rp[i + 1], v, tf), pm, keep);
+  }
   count[n] = 0;
 }
 
@@ -182,8 +184,9 @@ void sps_ref_amg_trunc_fill(int64_t n, const int64_t *rp, const int32_t *ci, con
                             const double *w, const int64_t *flag, const int64_t *cmap, double tf,
                             int pm, const int64_t *orp, int32_t *oci, double *ov)
 {
-  int64_t keep[SPS_AMG_TRUNC_MAX];
+#pragma omp parallel for schedule(static) if (n > 16384)
   for (int64_t i = 0; i < n; i++) {
+    int64_t keep[SPS_AMG_TRUNC_MAX];
     int64_t at = orp[i];
     if (flag && flag[i]) {
       oci[at] = (int32_t)(cmap ? cmap[i] : i);
