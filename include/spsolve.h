@@ -699,8 +699,9 @@ sps_status sps_precond_param_value(const char *name, const char *text, double *v
  * With @p type ::SPS_SOLVER_AUTO, or a preconditioner left at ::SPS_PRECOND_AUTO, setup
  * chooses from the matrix (doc/design.md, "The automatic choice"):
  *  - a symmetric matrix with a positive diagonal: CG with algebraic multigrid when it has at
- *    least 20,000 rows, then CG with IC(0) (a diagonal shift when the factorisation breaks
- *    down); with a negative diagonal the system is solved as (-A) x = -b the same way;
+ *    least 30,000 rows and at most 6 entries a row on average, then CG with IC(0) (a diagonal
+ *    shift when the factorisation breaks down); with a negative diagonal the system is solved
+ *    as (-A) x = -b the same way;
  *  - otherwise GMRES(m) with ILU(0), after a row permutation and scaling that put large
  *    entries on the diagonal when some diagonal entry is zero or small;
  *  - a factorisation that fails or whose M^-1 is too large (::sps_precond_info.growth)
