@@ -142,9 +142,32 @@ class Backend:
         return x, count[0] * restart, info
 
 
+def generated(spec):
+    """poisson2d:N or poisson3d:N as bench/gen.c builds it: the 5- or 7-point Laplacian on an
+    N^d grid (2d on the diagonal, -1 to each neighbour), unknowns in lexicographic order with x
+    fastest: the same matrix, entry for entry."""
+    import scipy.sparse as sp
+
+    kind, _, count = spec.partition(":")
+    N = int(count)
+    if kind not in ("poisson2d", "poisson3d") or N < 1:
+        raise ValueError("unknown generator %r (poisson2d:N, poisson3d:N)" % spec)
+    T = sp.diags([np.full(N, 2.0), np.full(N - 1, -1.0), np.full(N - 1, -1.0)], [0, -1, 1],
+                 format="csr")
+    I = sp.identity(N, format="csr")
+    if kind == "poisson2d":
+        A = sp.kron(I, T) + sp.kron(T, I)
+    else:
+        A = sp.kron(I, sp.kron(I, T)) + sp.kron(I, sp.kron(T, I)) + sp.kron(T, sp.kron(I, I))
+    return sp.csr_matrix(A, dtype=np.float64)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("files", nargs="+", help="Matrix Market files (.mtx or .mtx.gz)")
+    ap.add_argument("files", nargs="*", help="Matrix Market files (.mtx or .mtx.gz)")
+    ap.add_argument("--gen", action="append", default=[],
+                    help="a generated matrix, as bench/gen.c makes it: poisson2d:N or poisson3d:N "
+                         "(repeatable)")
     ap.add_argument("--solver", choices=["cg", "gmres"], default="cg")
     ap.add_argument("--rtol", type=float, default=1e-8)
     ap.add_argument("--restart", type=int, default=30)
@@ -190,14 +213,21 @@ def main(argv=None):
 
     rows = []
     failed = False
-    for i, path in enumerate(a.files):
-        name = matrix_name(path) + ("(-A)" if a.negate else "")
+    inputs = list(a.files) + ["gen:" + g for g in a.gen]
+    if not inputs:
+        ap.error("no matrix: give files or --gen")
+    for i, path in enumerate(inputs):
+        name = (path[4:] if path.startswith("gen:") else matrix_name(path)) + \
+            ("(-A)" if a.negate else "")
         row = dict.fromkeys(COLUMNS, "-")
         row.update(matrix=name, impl=be.impl, solver=a.solver, precond="none",
                    restart=str(a.restart) if a.solver == "gmres" else "-",
                    rtol="%.1e" % a.rtol, status="ok")
         try:
-            A = sp.csr_matrix(scipy.io.mmread(path), dtype=np.float64)
+            if path.startswith("gen:"):
+                A = generated(path[4:])
+            else:
+                A = sp.csr_matrix(scipy.io.mmread(path), dtype=np.float64)
             if a.negate:
                 A = -A
             m, n = A.shape
@@ -240,7 +270,7 @@ def main(argv=None):
             failed = True
         rows.append(row)
         print("peers.py: [%d/%d] %s: %s iterations, %s, %s ms, %s us/iteration, %s"
-              % (i + 1, len(a.files), name, row["iterations"], row["reason"], row["solve_ms"],
+              % (i + 1, len(inputs), name, row["iterations"], row["reason"], row["solve_ms"],
                  row["us_per_iter"], row["status"]), file=sys.stderr)
         if a.tsv:
             write_tsv(a.tsv, header, rows)

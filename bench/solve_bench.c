@@ -94,13 +94,15 @@ static int parse_options(int argc, char **argv, options *o)
     } else if (strcmp(a, "--precond") == 0) {
       bad = sps_precond_type_from_name(v, &o->precond) != SPS_SUCCESS, i++;
     } else if (strcmp(a, "--precond-param") == 0) {
+      /* NAME=VALUE, VALUE a number or a value name (amg.coarsening=classical) */
       const char *eq = strchr(v, '=');
-      bad = !eq || o->nparams >= 32 || (size_t)(eq - v) >= sizeof o->pnames[0] ||
-            bench_parse_double_signed(eq + 1, &o->pvalues[o->nparams]);
+      bad = !eq || o->nparams >= 32 || (size_t)(eq - v) >= sizeof o->pnames[0];
       if (!bad) {
         snprintf(o->pnames[o->nparams], sizeof o->pnames[0], "%.*s", (int)(eq - v), v);
-        o->nparams++;
+        bad = sps_precond_param_value(o->pnames[o->nparams], eq + 1,
+                                      &o->pvalues[o->nparams]) != SPS_SUCCESS;
       }
+      if (!bad) o->nparams++;
       i++;
     } else if (strcmp(a, "--history") == 0) {
       o->history = v, i++;

@@ -36,6 +36,10 @@ EXTRA_DIST += \
 	%reldir%/cpu-table.py \
 	%reldir%/cpu-time.sh \
 	%reldir%/amg-table.sh \
+	%reldir%/amg-gpu.sh \
+	%reldir%/amg-summary.py \
+	%reldir%/amg-auto.sh \
+	%reldir%/pyamg-table.py \
 	%reldir%/select/sweep.list \
 	%reldir%/select/make-sweep-list.py \
 	%reldir%/select/train.py \

@@ -54,7 +54,7 @@ void cli_print_precond_list(void)
       [SPS_PRECOND_ILUT] = "threshold incomplete LU with column pivoting (ILUTP); ilut:FILL,DROP",
       [SPS_PRECOND_BJACOBI] = "block Jacobi, inverted dense diagonal blocks; bjacobi:BLOCK",
       [SPS_PRECOND_CHEBY] = "Chebyshev polynomial in D^-1 A (SPD A); cheby:DEGREE",
-      [SPS_PRECOND_AMG] = "smoothed-aggregation algebraic multigrid, one V-cycle (SPD A)",
+      [SPS_PRECOND_AMG] = "algebraic multigrid (classical or smoothed aggregation), one V-cycle (SPD A)",
   };
   printf("preconditioners (--precond NAME[:ARGS]):\n");
   printf("  %-9s %s\n", "auto", "chosen from the matrix, with a fallback chain (the default)");

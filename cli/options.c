@@ -108,7 +108,8 @@ void cli_print_help(void)
         "                        fails or stagnates; the report lists every try)\n"
         "  --precond-param NAME=VALUE\n"
         "                        set a preconditioner parameter (repeatable), e.g.\n"
-        "                        ilut.fill=20, matching=1; see --list-precond\n"
+        "                        ilut.fill=20, matching=1, amg.coarsening=aggregation;\n"
+        "                        see --list-precond\n"
         "  --list-precond        list the preconditioners and their parameters, then exit\n"
         "  --rtol X              stop when ||b - Ax|| <= max(rtol*||b||, atol) (default "
         SPS_STRINGIFY(SPS_DEFAULT_RTOL) ")\n"
@@ -415,16 +416,28 @@ static int parse_precond(const char *text, cli_options *opt)
   return 0;
 }
 
-/* --precond-param NAME=VALUE */
+/* --precond-param NAME=VALUE: VALUE a number, or one of the parameter's value names
+ * (amg.coarsening=classical). */
 static int parse_precond_param(const char *text, cli_options *opt)
 {
   const char *eq = strchr(text, '=');
-  double v;
-  if (!eq || parse_field(eq + 1, strlen(eq + 1), &v))
+  double v = 0.0;
+  char name[64];
+  const size_t nlen = eq ? (size_t)(eq - text) : 0;
+  int bad = !eq;
+  if (!bad && parse_field(eq + 1, strlen(eq + 1), &v)) {
+    bad = nlen >= sizeof name;
+    if (!bad) {
+      memcpy(name, text, nlen);
+      name[nlen] = '\0';
+      bad = sps_precond_param_value(name, eq + 1, &v) != SPS_SUCCESS;
+    }
+  }
+  if (bad)
     return usage_error("invalid value '%s' for --precond-param: expected NAME=VALUE with a "
-                       "number (see spsolve --list-precond)",
+                       "number or a value name (see spsolve --list-precond)",
                        text);
-  return add_param(opt, text, (size_t)(eq - text), v, text);
+  return add_param(opt, text, nlen, v, text);
 }
 
 /* --rhs FILE|ones|random; the last --rhs wins, but it may not contradict a positional b.mtx. */

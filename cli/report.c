@@ -71,6 +71,9 @@ static int cli_report_flexible(const cli_report *r)
  */
 static void cli_report_amg_text(FILE *out, const sps_precond_info *pi)
 {
+  fprintf(out, "  coarsening    %s\n",
+          pi->amg_coarsening ? "classical: PMIS C/F splitting, extended+i interpolation"
+                             : "smoothed aggregation: MIS(2) aggregates, Jacobi-smoothed P");
   fprintf(out, "  hierarchy     %d level%s, grid complexity %.3f, operator complexity %.3f\n",
           pi->amg_levels, pi->amg_levels == 1 ? "" : "s", pi->amg_grid_complexity,
           pi->amg_operator_complexity);
@@ -83,6 +86,9 @@ static void cli_report_amg_text(FILE *out, const sps_precond_info *pi)
     fprintf(out,
             "  smoother      Chebyshev of degree %d in D^-1 A on [%.3g, %.3g] (finest level)\n",
             pi->degree, pi->eig_min, pi->eig_max);
+  else if (pi->amg_smoother == 2)
+    fprintf(out, "  smoother      symmetric multicolour Gauss-Seidel (%d colours on the finest level)\n",
+            pi->colors);
   else
     fprintf(out, "  smoother      l1-Jacobi\n");
   if (pi->amg_coarse_nnz)
@@ -108,7 +114,7 @@ static void cli_report_precond_text(FILE *out, const cli_report *r)
   if (pi->nnz_factors)
     fprintf(out, "  factors       %lld entries, %d + %d level sets%s\n", (long long)pi->nnz_factors,
             pi->levels_lower, pi->levels_upper, pi->colors ? " (multicolor order)" : "");
-  if (pi->colors) fprintf(out, "  ordering      multicolor, %d colors\n", pi->colors);
+  if (pi->colors && !pi->amg_levels) fprintf(out, "  ordering      multicolor, %d colors\n", pi->colors);
   if (pi->replaced_pivots && !pi->amg_levels)
     fprintf(out, "  pivots        %lld small or zero pivots replaced\n", (long long)pi->replaced_pivots);
   if (pi->pivot_swaps) fprintf(out, "  pivoting      %lld column swaps\n", (long long)pi->pivot_swaps);
@@ -358,7 +364,9 @@ void cli_report_json(FILE *out, const cli_report *r)
       json_number(out, pi->amg_grid_complexity);
       fputs(", \"operator_complexity\": ", out);
       json_number(out, pi->amg_operator_complexity);
-      fprintf(out, ", \"coarse_nnz\": %lld}", (long long)pi->amg_coarse_nnz);
+      fprintf(out, ", \"coarse_nnz\": %lld, \"coarsening\": \"%s\", \"smoother\": \"%s\"}",
+              (long long)pi->amg_coarse_nnz, pi->amg_coarsening ? "classical" : "aggregation",
+              pi->amg_smoother == 2 ? "mcgs" : pi->amg_smoother == 1 ? "l1jacobi" : "cheby");
     }
     fputc('}', out);
   }

@@ -337,6 +337,19 @@ sps_status sps_matrix_adopt_csr(sps_context *ctx, sps_matrix **A, int64_t nrows,
                                 sps_symmetry symmetry);
 
 /*
+ * Build a matrix over CSR arrays in the context's memory that it takes over (ctx->be->malloc;
+ * sorted, no duplicates, indices in range), for matrices made on the device (the multigrid
+ * levels): on the CPU the arrays are the host ones; on CUDA they are the device ones and the
+ * host keeps the row offsets only (downloaded, with d_rowptr32 made from them), so nothing
+ * that reads the host columns or values (the SpMV variants' analyses, the symmetry test) may
+ * be used on it: csr-scalar and csr-vector with a set number of threads per row may. On
+ * failure the arrays are freed.
+ */
+sps_status sps_matrix_adopt_device_csr(sps_context *ctx, sps_matrix **A, int64_t nrows,
+                                       int64_t ncols, int64_t *rowptr, int32_t *colind,
+                                       double *values, sps_symmetry symmetry);
+
+/*
  * On a CUDA context, make the device arrays that are still NULL (d_rowptr, d_rowptr32 when
  * nnz <= INT32_MAX, d_colind, d_values) from the host arrays; nothing on the CPU.
  */

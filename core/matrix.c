@@ -86,6 +86,45 @@ sps_status sps_matrix_adopt_csr(sps_context *ctx, sps_matrix **out, int64_t nrow
   return SPS_SUCCESS;
 }
 
+sps_status sps_matrix_adopt_device_csr(sps_context *ctx, sps_matrix **out, int64_t nrows,
+                                       int64_t ncols, int64_t *rowptr, int32_t *colind,
+                                       double *values, sps_symmetry symmetry)
+{
+  if (ctx->kind != SPS_DEVICE_CUDA)
+    return sps_matrix_adopt_csr(ctx, out, nrows, ncols, rowptr, colind, values, symmetry);
+  sps_matrix *A = NULL;
+  sps_status st = sps_host_calloc(ctx, (void **)&A, 1, sizeof *A, "matrix");
+  if (st) {
+    ctx->be->free(ctx, rowptr);
+    ctx->be->free(ctx, colind);
+    ctx->be->free(ctx, values);
+    return st;
+  }
+  A->ctx = ctx;
+  A->nrows = nrows;
+  A->ncols = ncols;
+  A->d_rowptr = rowptr;
+  A->d_colind = colind;
+  A->d_values = values;
+  A->symmetry = symmetry;
+  /* the host row offsets, then d_rowptr32 from them (sps_matrix_upload) */
+  st = sps_host_alloc(ctx, (void **)&A->rowptr, (size_t)nrows + 1, sizeof(int64_t),
+                      "matrix row offsets (host)");
+  if (!st)
+    st = ctx->be->download(ctx, A->rowptr, rowptr, ((size_t)nrows + 1) * sizeof(int64_t));
+  if (!st) {
+    A->nnz = A->rowptr[nrows];
+    st = sps_matrix_upload(A);
+  }
+  if (st) {
+    matrix_free(A);
+    return st;
+  }
+  sps_context_track(ctx, SPS_OBJECT_MATRIX, 1);
+  *out = A;
+  return SPS_SUCCESS;
+}
+
 sps_status sps_matrix_create_csr(sps_context *ctx, sps_matrix **out, int64_t nrows, int64_t ncols,
                                  const int64_t *rowptr, const int32_t *colind, const double *values)
 {

@@ -194,7 +194,8 @@ typedef enum sps_precond_type {
   SPS_PRECOND_ILUT = 4,    /**< dual-threshold incomplete LU with column pivoting (ILUTP) */
   SPS_PRECOND_BJACOBI = 5, /**< block Jacobi: inverted dense diagonal blocks */
   SPS_PRECOND_CHEBY = 6,   /**< Chebyshev polynomial in D^-1 A (SPD A) */
-  SPS_PRECOND_AMG = 7,     /**< smoothed-aggregation algebraic multigrid, one cycle (SPD A) */
+  SPS_PRECOND_AMG = 7,     /**< algebraic multigrid (classical or smoothed aggregation), one
+                                cycle (SPD A) */
   SPS_PRECOND_TYPE_COUNT
 } sps_precond_type;
 
@@ -233,6 +234,9 @@ typedef struct sps_precond_info {
   double amg_operator_complexity; /**< amg: sum of the levels' entries over A's entries */
   int64_t amg_coarse_nnz;  /**< amg: entries of the coarsest level's dense inverse (0: the
                                 coarsest level is smoothed, not solved) */
+  int amg_coarsening;      /**< amg: 0 smoothed aggregation, 1 classical ("amg.coarsening") */
+  int amg_smoother;        /**< amg: 0 Chebyshev, 1 l1-Jacobi, 2 multicolour Gauss-Seidel
+                                (its colours on the finest level in ::sps_precond_info.colors) */
 } sps_precond_info;
 
 /** One try of the automatic choice (sps_solver_get_attempts()). */
@@ -677,6 +681,15 @@ sps_status sps_precond_type_from_name(const char *name, sps_precond_type *type);
  */
 sps_status sps_precond_param_info(int index, const char **name, const char **description,
                                   double *default_value);
+/**
+ * The value of parameter @p name written as @p text: a number ("0.25"), or for a parameter
+ * with named values one of the names ("amg.coarsening": "aggregation" 0, "classical" 1;
+ * "amg.smoother": "cheby" 0, "l1jacobi" 1, "mcgs" 2). The range is checked by
+ * sps_solver_set_precond_param(), not here.
+ * @param[out] value the number
+ * @return ::SPS_ERR_ARGUMENT for a NULL argument or a text that is neither.
+ */
+sps_status sps_precond_param_value(const char *name, const char *text, double *value);
 
 /**
  * Create a solver. Defaults: rtol 1e-8, atol 0, dtol 1e5, max iterations 10000, restart 30,
@@ -685,15 +698,16 @@ sps_status sps_precond_param_info(int index, const char **name, const char **des
  *
  * With @p type ::SPS_SOLVER_AUTO, or a preconditioner left at ::SPS_PRECOND_AUTO, setup
  * chooses from the matrix (doc/design.md, "The automatic choice"):
- *  - a symmetric matrix with a positive diagonal: CG with IC(0) (a diagonal shift when the
- *    factorisation breaks down); with a negative diagonal the system is solved as
- *    (-A) x = -b the same way;
+ *  - a symmetric matrix with a positive diagonal: CG with algebraic multigrid when it has at
+ *    least 30,000 rows and at most 6 entries a row on average, then CG with IC(0) (a diagonal
+ *    shift when the factorisation breaks down); with a negative diagonal the system is solved
+ *    as (-A) x = -b the same way;
  *  - otherwise GMRES(m) with ILU(0), after a row permutation and scaling that put large
  *    entries on the diagonal when some diagonal entry is zero or small;
  *  - a factorisation that fails or whose M^-1 is too large (::sps_precond_info.growth)
  *    moves to the next preconditioner of the chain, and so does a solve that stagnates:
  *    ILU(0) -> ILUT(10, 1e-4) -> ILUT(30, 1e-6) -> none with a longer restart;
- *    IC(0) -> ILU(0) with GMRES -> the nonsymmetric chain.
+ *    AMG -> IC(0) -> ILU(0) with GMRES -> the nonsymmetric chain.
  * Each try is recorded (sps_solver_get_attempts()). A move during the solve sets up the next
  * preconditioner there, so an automatic solve may allocate; name a preconditioner to avoid
  * that.
@@ -771,10 +785,22 @@ sps_status sps_solver_set_precond(sps_solver *solver, sps_precond_type precond);
  *  - "cheby.degree"   degree of the Chebyshev polynomial, 1 to 64 (default 4)
  *  - "cheby.lanczos"  Lanczos steps of the eigenvalue estimates of cheby and of amg's
  *                     levels (default 20)
- *  - "amg.strength"   theta in [0, 1]: j is a strong neighbour of i when |a_ij| >=
- *                     theta sqrt(|a_ii a_jj|); theta is halved on each coarser level
+ *  - "amg.coarsening"  1 classical: PMIS C/F splitting (random weights from a hash of the
+ *                     row index, the same on every device) with extended+i interpolation
+ *                     (default); 0 smoothed aggregation (MIS(2) aggregates, Jacobi-smoothed
+ *                     tentative prolongator)
+ *  - "amg.strength"   theta in [0, 1], or -1 for the coarsening's default: classical, j
+ *                     strongly influences i when -s a_ij > theta max_k -s a_ik (s the sign
+ *                     of a_ii; default 0.25); aggregation, j is a strong neighbour of i when
+ *                     |a_ij| >= theta sqrt(|a_ii a_jj|), theta halved on each coarser level
  *                     (default 0.12)
- *  - "amg.smoother"   0 Chebyshev in D^-1 A, 1 l1-Jacobi (default 0)
+ *  - "amg.interp_max"  the most entries a row of the prolongator keeps, 0 to 16 (0: all),
+ *                     the kept ones rescaled to the row's sum; -1 (default): 4 for classical
+ *                     (BoomerAMG's P_max_elmts), all for aggregation
+ *  - "amg.trunc"      in [0, 0.99]: the prolongator drops entries below this times the row's
+ *                     largest (BoomerAMG's trunc_factor; default 0)
+ *  - "amg.smoother"   0 Chebyshev in D^-1 A, 1 l1-Jacobi, 2 symmetric multicolour
+ *                     Gauss-Seidel (default 0)
  *  - "amg.cheby_degree"  degree of the Chebyshev smoother, 1 to 16: SpMVs per smoothing
  *                     (default 3)
  *  - "amg.cheby_ratio"  the smoother's interval is [b / ratio, b], b 1.1 times the Lanczos

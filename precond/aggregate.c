@@ -177,15 +177,18 @@ typedef struct agg_dev {
   unsigned long long *words; /* 2 counters */
 } agg_dev;
 
-/* The whole aggregation on the context's GPU: upload A, the kernels, download agg (and S). */
-static sps_status aggregate_cuda(sps_context *ctx, const sps_host_csr *A, double theta,
-                                 int32_t *agg, int64_t *naggs, sps_host_csr *S,
-                                 sps_amg_aggregate_info *info)
+/*
+ * The whole aggregation on the context's GPU, A in device memory (rp, ci, v; `own`: the
+ * arrays are this call's, freed as soon as they are no longer needed, to make room for the
+ * sort): the kernels, agg into d_agg (device memory, n entries), S downloaded when asked for.
+ */
+static sps_status aggregate_cuda(sps_context *ctx, int64_t n, int64_t *rp, int32_t *ci, double *v,
+                                 int own, double theta, int32_t *d_agg, int64_t *naggs,
+                                 sps_host_csr *S, sps_amg_aggregate_info *info)
 {
   sps_status st = SPS_SUCCESS;
   const sps_backend *be = ctx->be;
   const cudaStream_t s = sps_cuda(ctx)->stream;
-  const int64_t n = A->n, nnz = A->rowptr[n];
   const size_t n1 = (size_t)n + 1, nn = at_least_one(n);
   agg_work w = {0};
   agg_dev g = {0};
@@ -193,18 +196,15 @@ static sps_status aggregate_cuda(sps_context *ctx, const sps_host_csr *A, double
   int32_t *hsci = NULL;
   size_t temp_bytes = 0, need = 0;
   unsigned long long words[2];
+  if (own) {
+    g.rp = rp;
+    g.ci = ci;
+    g.v = v;
+  }
 #define AGG_DMALLOC(ptr, count, size, what)                                                        \
   SPS_TRY(be->malloc(ctx, (void **)&(ptr), (size_t)(count) * (size_t)(size), what))
   /* 1. The strength graph. */
-  AGG_DMALLOC(g.rp, n1, sizeof(int64_t), "aggregation: A's row offsets");
-  AGG_DMALLOC(g.ci, at_least_one(nnz), sizeof(int32_t), "aggregation: A's columns");
-  AGG_DMALLOC(g.v, at_least_one(nnz), sizeof(double), "aggregation: A's values");
-  const double t_up = sps_wtime();
-  SPS_TRY(be->upload(ctx, g.rp, A->rowptr, n1 * sizeof(int64_t)));
-  SPS_TRY(be->upload(ctx, g.ci, A->colind, (size_t)nnz * sizeof(int32_t)));
-  SPS_TRY(be->upload(ctx, g.v, A->values, (size_t)nnz * sizeof(double)));
   const double t_start = sps_wtime();
-  if (info) info->upload_seconds = t_start - t_up;
   AGG_DMALLOC(w.d, nn, sizeof(double), "aggregation: diagonal");
   AGG_DMALLOC(g.cnt, n1, sizeof(int64_t), "aggregation: row counts");
   AGG_DMALLOC(w.crp, n1, sizeof(int64_t), "aggregation: strong rows");
@@ -213,8 +213,8 @@ static sps_status aggregate_cuda(sps_context *ctx, const sps_host_csr *A, double
   AGG_DMALLOC(g.words, 2, sizeof(unsigned long long), "aggregation: counters");
   AGG_CUDA(sps_cuda_agg_scan(s, NULL, &temp_bytes, g.cnt, w.crp, (int64_t)n1));
   AGG_DMALLOC(g.temp, temp_bytes > 0 ? temp_bytes : 1, 1, "aggregation: scan scratch");
-  AGG_CUDA(sps_cuda_agg_diagonal(s, n, g.rp, g.ci, g.v, w.d));
-  AGG_CUDA(sps_cuda_agg_strong_count(s, n, g.rp, g.ci, g.v, w.d, theta, g.cnt));
+  AGG_CUDA(sps_cuda_agg_diagonal(s, n, rp, ci, v, w.d));
+  AGG_CUDA(sps_cuda_agg_strong_count(s, n, rp, ci, v, w.d, theta, g.cnt));
   AGG_CUDA(sps_cuda_agg_scan(s, g.temp, &temp_bytes, g.cnt, w.crp, (int64_t)n1));
   int64_t nc = 0;
   SPS_TRY(be->download(ctx, &nc, w.crp + n, sizeof nc));
@@ -222,10 +222,10 @@ static sps_status aggregate_cuda(sps_context *ctx, const sps_host_csr *A, double
   AGG_DMALLOC(w.tci, at_least_one(nc), sizeof(int32_t), "aggregation: strong columns");
   AGG_DMALLOC(g.crow, at_least_one(nc), sizeof(int32_t), "aggregation: strong rows");
   AGG_DMALLOC(g.keys, at_least_one(nc), sizeof(int32_t), "aggregation: sorted columns");
-  AGG_CUDA(sps_cuda_agg_strong_fill(s, n, g.rp, g.ci, g.v, w.d, theta, w.crp, w.cci, g.crow));
-  /* A is no longer needed: release its copy before the sort's scratch. */
-  be->free(ctx, g.ci), g.ci = NULL;
-  be->free(ctx, g.v), g.v = NULL;
+  AGG_CUDA(sps_cuda_agg_strong_fill(s, n, rp, ci, v, w.d, theta, w.crp, w.cci, g.crow));
+  /* A is no longer needed: release a copy of this call's before the sort's scratch. */
+  if (g.ci) be->free(ctx, g.ci), g.ci = NULL;
+  if (g.v) be->free(ctx, g.v), g.v = NULL;
   /* T = C^T: column counts, offsets, entries sorted by column (rows ascending within). */
   AGG_CUDA(sps_cuda_agg_column_count(s, n, nc, w.cci, g.cnt));
   AGG_CUDA(sps_cuda_agg_scan(s, g.temp, &temp_bytes, g.cnt, w.trp, (int64_t)n1));
@@ -291,7 +291,7 @@ static sps_status aggregate_cuda(sps_context *ctx, const sps_host_csr *A, double
       SPS_TRY_FAIL(ctx, SPS_ERR_STATE, "aggregation: %lld rows are not within distance 2 of a root",
                    (long long)left);
   }
-  SPS_TRY(be->download(ctx, agg, cur, (size_t)n * sizeof(int32_t)));
+  SPS_TRY(be->copy_bytes(ctx, d_agg, cur, (size_t)n * sizeof(int32_t)));
   if (info) info->attach_seconds = sps_wtime() - t_attach;
   if (info) {
     info->strong_entries = ns;
@@ -343,13 +343,54 @@ sps_status sps_amg_aggregate_ex(sps_context *ctx, const sps_host_csr *A, double 
   const double t0 = sps_wtime();
   sps_status st;
 #ifdef SPS_HAVE_CUDA
-  if (ctx->kind == SPS_DEVICE_CUDA)
-    st = aggregate_cuda(ctx, A, theta, agg, naggs, S, info);
-  else
+  if (ctx->kind == SPS_DEVICE_CUDA) {
+    /* upload A, aggregate, download agg */
+    const sps_backend *be = ctx->be;
+    const int64_t n = A->n, nnz = A->rowptr[n];
+    int64_t *rp = NULL;
+    int32_t *ci = NULL, *d_agg = NULL;
+    double *v = NULL;
+    st = be->malloc(ctx, (void **)&rp, ((size_t)n + 1) * sizeof *rp, "aggregation: A's row offsets");
+    if (!st) st = be->malloc(ctx, (void **)&ci, at_least_one(nnz) * sizeof *ci, "aggregation: A's columns");
+    if (!st) st = be->malloc(ctx, (void **)&v, at_least_one(nnz) * sizeof *v, "aggregation: A's values");
+    if (!st) st = be->malloc(ctx, (void **)&d_agg, at_least_one(n) * sizeof *d_agg, "aggregation: aggregates");
+    const double t_up = sps_wtime();
+    if (!st) st = be->upload(ctx, rp, A->rowptr, ((size_t)n + 1) * sizeof *rp);
+    if (!st && nnz > 0) st = be->upload(ctx, ci, A->colind, (size_t)nnz * sizeof *ci);
+    if (!st && nnz > 0) st = be->upload(ctx, v, A->values, (size_t)nnz * sizeof *v);
+    const double up = sps_wtime() - t_up;
+    if (!st) {
+      st = aggregate_cuda(ctx, n, rp, ci, v, 1, theta, d_agg, naggs, S, info);
+      rp = NULL; /* freed by the call */
+      ci = NULL;
+      v = NULL;
+    }
+    if (!st && n > 0) st = be->download(ctx, agg, d_agg, (size_t)n * sizeof *agg);
+    if (info) info->upload_seconds = up;
+    if (rp) be->free(ctx, rp);
+    if (ci) be->free(ctx, ci);
+    if (v) be->free(ctx, v);
+    if (d_agg) be->free(ctx, d_agg);
+  } else
 #endif
     st = aggregate_cpu(ctx, A, theta, agg, naggs, S, info);
   if (info) info->seconds = sps_wtime() - t0;
   return st;
+}
+
+sps_status sps_amg_aggregate_device(sps_context *ctx, int64_t n, const int64_t *rp,
+                                    const int32_t *ci, const double *v, double theta, int32_t *agg,
+                                    int64_t *naggs)
+{
+  if (n > INT32_MAX)
+    SPS_FAIL(ctx, SPS_ERR_SIZE, "aggregation: %lld rows exceed the int32 indices", (long long)n);
+#ifdef SPS_HAVE_CUDA
+  if (ctx->kind == SPS_DEVICE_CUDA)
+    return aggregate_cuda(ctx, n, (int64_t *)rp, (int32_t *)ci, (double *)v, 0, theta, agg, naggs,
+                          NULL, NULL);
+#endif
+  const sps_host_csr A = {n, (int64_t *)rp, (int32_t *)ci, (double *)v};
+  return aggregate_cpu(ctx, &A, theta, agg, naggs, NULL, NULL);
 }
 
 sps_status sps_amg_aggregate(sps_context *ctx, const sps_host_csr *A, double theta, int32_t *agg,

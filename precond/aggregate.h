@@ -30,6 +30,15 @@ extern "C" {
 sps_status sps_amg_aggregate(sps_context *ctx, const sps_host_csr *A, double theta, int32_t *agg,
                              int64_t *naggs);
 
+/*
+ * sps_amg_aggregate on A's CSR arrays in the context's memory (device arrays on a CUDA
+ * context), agg too (n entries): what the multigrid setup calls, so that A stays on the
+ * device; A's arrays are only read.
+ */
+sps_status sps_amg_aggregate_device(sps_context *ctx, int64_t n, const int64_t *rp,
+                                    const int32_t *ci, const double *v, double theta, int32_t *agg,
+                                    int64_t *naggs);
+
 /* What one aggregation did (sps_amg_aggregate_ex). */
 typedef struct sps_amg_aggregate_info {
   int64_t strong_entries; /* entries of S (each edge counted in both rows) */

@@ -1,4 +1,4 @@
-/* amg_cycle.c: the multigrid cycle (V, W or F) of the smoothed-aggregation preconditioner, made of SpMV plans and backend vector operations only, so that it runs on either device with the same rounding. */
+/* amg_cycle.c: the multigrid cycle (V, W or F) of the algebraic multigrid preconditioner, made of SpMV plans, backend vector operations and the Gauss-Seidel sweeps only, so that it runs on either device with the same rounding and without reading anything back. */
 #include "amg.h"
 
 /*
@@ -15,13 +15,20 @@
  * when there is none). The smoother S(x, b) = x + p(D^-1 A) D^-1 (b - A x) is a polynomial in
  * D^-1 A: Chebyshev (Adams, Brezina, Hu and Tuminaro, J. Comput. Phys. 188 (2003)) on the
  * interval [eig_b / ratio, eig_b] above the spectrum's upper end, or l1-Jacobi (p = 1 and D
- * the row sums of |A|, Baker, Falgout, Kolev and Yang, SIAM J. Sci. Comput. 33 (2011)). Both
- * are self-adjoint in the A inner product and contract in its norm, so the same smoother
- * before and after makes the V- and W-cycles symmetric positive definite for SPD A: CG can
- * use them. The F-cycle's two coarse cycles differ, so it is not exactly symmetric.
+ * the row sums of |A|, Baker, Falgout, Kolev and Yang, SIAM J. Sci. Comput. 33 (2011)); or
+ * symmetric multicolour Gauss-Seidel (amg_mcgs.c: a forward sweep colour by colour, then a
+ * backward one). Each is self-adjoint in the A inner product and contracts in its norm, so the
+ * same smoother before and after makes the V- and W-cycles symmetric positive definite for
+ * SPD A: CG can use them. The F-cycle's two coarse cycles differ, so it is not exactly
+ * symmetric.
  *
  * Cost per level: with Chebyshev degree d, 2d SpMVs with A_l (d - 1 when pre-smoothing from
- * zero on level 0 and below), one with R, one with P; l1-Jacobi: 2 with A_l.
+ * zero on level 0 and below), one with R, one with P; l1-Jacobi: 2 with A_l; Gauss-Seidel:
+ * four passes over A_l's entries (two sweeps each way) and one residual.
+ *
+ * Every step is a kernel launch with its scalars as arguments, so the cycle is issued without
+ * any host synchronisation and the solvers capture it in their CUDA graphs with the rest of
+ * an iteration (CG: between cg_update and cg_rz, solvers/cg.c).
  */
 
 /* y <- alpha * M x + beta * y through a plan. */
@@ -52,6 +59,7 @@ static sps_status smooth(sps_precond *pc, const amg_data *d, amg_level *L, const
   const sps_backend *be = ctx->be;
   const int64_t n = L->n;
   double *s = L->r;
+  if (d->smoother == AMG_SMOOTHER_MCGS) return amg_mcgs_smooth(ctx, L, b, x, zero);
   /* s = D^-1 (b - A x) */
   if (zero)
     SPS_CHECK(be->pointwise_mult(ctx, n, L->dinv, b, s));

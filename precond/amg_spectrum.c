@@ -1,87 +1,66 @@
-/* amg_spectrum.c: the estimate of the spectral radius of D^-1 A on each multigrid level, by a few Lanczos steps on the host from a fixed start, so that every device builds the same hierarchy. */
+/* amg_spectrum.c: the estimate of the spectral radius of D^-1 A on each multigrid level, by a few Lanczos steps through the level's SpMV plan and the backend's vector operations, so that it runs on the level's device and gives every device the same value. */
 #include <math.h>
 
-#include "../core/csr_matvec.h"
-#include "../core/splitmix64.h"
-#include "amg.h"
+#include "amg_step.h"
 #include "tridiag_eig.h"
 
 /*
  * Lanczos (Golub and Van Loan, Matrix Computations, 4th ed., Algorithm 10.1.1, no
- * reorthogonalisation) on S = D^-1/2 H D^-1/2, which is similar to D^-1 H and symmetric when
- * H is:
+ * reorthogonalisation) on S = D^-1/2 H D^-1/2 (|D| when the diagonal has both signs), which
+ * is similar to D^-1 H and symmetric when H is:
  *   v_1 = v / ||v||, beta_1 = 0
  *   w = S v_j - beta_j v_{j-1},  alpha_j = w . v_j,  w <- w - alpha_j v_j,
  *   beta_{j+1} = ||w||,  v_{j+1} = w / beta_{j+1}
  * stopping early when beta_{j+1} <= 1e-12 |alpha_j| (an invariant subspace). The largest
  * eigenvalue of the tridiagonal T_k (alpha, beta) is a Ritz value: it approaches
  * lambda_max(D^-1 H) from below, within a few percent after 10 to 20 steps on the matrices
- * multigrid meets; the smoother puts its margin on top. The start is uniform in [-1, 1) from
- * a fixed seed and the sums are plain host loops in index order: the estimate is the same
- * for every device and thread count (the host product's rows are independent).
+ * multigrid meets; the smoother puts its margin on top. The start is uniform in [-1, 1) from a
+ * fixed seed, drawn where the vector lives (sps_ref_amg_random and its kernel: the same
+ * numbers); the SpMV and the dot products round alike on every device (compensated sums), so
+ * the estimate is the same on the CPU and the GPU. Each step reads two scalars back.
  */
-sps_status amg_spectral_radius(sps_context *ctx, const sps_host_csr *H, const double *dinv,
-                               int steps, double *rho)
+#define AMG_LANCZOS_SEED 20261125u
+
+sps_status amg_spectral_radius(sps_context *ctx, const amg_level *L, const double *dsq, int steps,
+                               double *v, double *vold, double *w, double *y, double *rho)
 {
-  const int64_t n = H->n;
+  const sps_backend *be = ctx->be;
+  const int64_t n = L->n;
   sps_status st = SPS_SUCCESS;
-  double *dsq = NULL, *v = NULL, *vold = NULL, *w = NULL, *y = NULL, *alpha = NULL, *beta = NULL;
+  double *alpha = NULL, *beta = NULL;
   *rho = 0.0;
   if (n == 0) return SPS_SUCCESS;
-  const size_t nn = (size_t)n;
-  SPS_TRY(sps_host_alloc(ctx, (void **)&dsq, nn, sizeof(double), "AMG Lanczos D^-1/2"));
-  SPS_TRY(sps_host_alloc(ctx, (void **)&v, nn, sizeof(double), "AMG Lanczos vector"));
-  SPS_TRY(sps_host_calloc(ctx, (void **)&vold, nn, sizeof(double), "AMG Lanczos vector"));
-  SPS_TRY(sps_host_alloc(ctx, (void **)&w, nn, sizeof(double), "AMG Lanczos vector"));
-  SPS_TRY(sps_host_alloc(ctx, (void **)&y, nn, sizeof(double), "AMG Lanczos vector"));
   SPS_TRY(sps_host_calloc(ctx, (void **)&alpha, (size_t)steps + 1, sizeof(double), "Lanczos"));
   SPS_TRY(sps_host_calloc(ctx, (void **)&beta, (size_t)steps + 2, sizeof(double), "Lanczos"));
-  uint64_t seed = 20261125u;
-  double nv = 0.0;
-  for (int64_t i = 0; i < n; i++) {
-    dsq[i] = sqrt(fabs(dinv[i]));
-    v[i] = sps_splitmix64_sym(&seed);
-    nv += v[i] * v[i];
-  }
-  nv = sqrt(nv);
-  for (int64_t i = 0; i < n; i++)
-    v[i] /= nv;
+  SPS_TRY(AMG_STEP(ctx, amg_random, n, (uint64_t)AMG_LANCZOS_SEED, v));
+  double nv;
+  SPS_TRY(be->nrm2(ctx, n, v, &nv));
+  SPS_TRY(be->scal(ctx, n, 1.0 / nv, v));
+  SPS_TRY(be->fill(ctx, n, 0.0, vold));
   int k = 0;
   for (int j = 0; j < steps; j++) {
     /* w = S v - beta_j v_old */
-    for (int64_t i = 0; i < n; i++)
-      y[i] = dsq[i] * v[i];
-    sps_csr_matvec_host(n, H->rowptr, H->colind, H->values, y, w);
-    double a = 0.0;
-    for (int64_t i = 0; i < n; i++) {
-      w[i] = dsq[i] * w[i] - beta[j] * vold[i];
-      a += w[i] * v[i];
-    }
+    SPS_TRY(be->pointwise_mult(ctx, n, dsq, v, y));
+    SPS_TRY(sps_spmv_apply_raw(L->Aplan, L->asign, y, 0.0, w));
+    SPS_TRY(be->pointwise_mult(ctx, n, dsq, w, w));
+    SPS_TRY(be->axpy(ctx, n, -beta[j], vold, w));
+    double a;
+    SPS_TRY(be->dot(ctx, n, w, v, &a));
     alpha[j] = a;
-    double b = 0.0;
-    for (int64_t i = 0; i < n; i++) {
-      w[i] -= a * v[i];
-      b += w[i] * w[i];
-    }
-    b = sqrt(b);
+    SPS_TRY(be->axpy(ctx, n, -a, v, w));
+    double b;
+    SPS_TRY(be->nrm2(ctx, n, w, &b));
     k = j + 1;
     if (!(b > 1e-12 * fabs(a)) || !isfinite(b)) break;
     beta[j + 1] = b;
     /* v_old <- v, v <- w / b */
-    for (int64_t i = 0; i < n; i++) {
-      vold[i] = v[i];
-      v[i] = w[i] / b;
-    }
+    SPS_TRY(be->copy(ctx, n, v, vold));
+    SPS_TRY(be->axpby(ctx, n, 1.0 / b, w, 0.0, v));
   }
   double tmin, tmax;
   sps_tridiag_eig_extremes(alpha, beta, k, &tmin, &tmax);
   *rho = tmax;
 cleanup:
-  sps_host_free(dsq);
-  sps_host_free(v);
-  sps_host_free(vold);
-  sps_host_free(w);
-  sps_host_free(y);
   sps_host_free(alpha);
   sps_host_free(beta);
   return st;

@@ -33,8 +33,13 @@ libspsolve_la_SOURCES += \
 	%reldir%/tridiag_eig.h \
 	%reldir%/tridiag_eig.c \
 	%reldir%/amg.h \
+	%reldir%/amg_step.h \
 	%reldir%/amg.c \
+	%reldir%/amg_device.c \
 	%reldir%/amg_hierarchy.c \
+	%reldir%/amg_sa.c \
+	%reldir%/amg_classical.c \
+	%reldir%/amg_mcgs.c \
 	%reldir%/amg_spectrum.c \
 	%reldir%/amg_coarse.c \
 	%reldir%/amg_cycle.c \
@@ -43,7 +48,10 @@ libspsolve_la_SOURCES += \
 	%reldir%/ref/ilu0.c \
 	%reldir%/ref/bjacobi.c \
 	%reldir%/ref/spgemm.c \
-	%reldir%/ref/aggregate.c
+	%reldir%/ref/aggregate.c \
+	%reldir%/ref/amg_level.c \
+	%reldir%/ref/amg_classical.c \
+	%reldir%/ref/mcgs.c
 
 if SPS_CUDA
 libspsolve_la_SOURCES += \
@@ -53,6 +61,10 @@ libspsolve_la_SOURCES += \
 	%reldir%/cuda/ilu0.cu \
 	%reldir%/cuda/bjacobi.cu \
 	%reldir%/cuda/spgemm.cu \
-	%reldir%/cuda/aggregate.cu
+	%reldir%/cuda/aggregate.cu \
+	%reldir%/cuda/transpose.cu \
+	%reldir%/cuda/amg_level.cu \
+	%reldir%/cuda/amg_classical.cu \
+	%reldir%/cuda/mcgs.cu
 endif
 EXTRA_DIST += %reldir%/cuda/launchers.h %reldir%/cuda/sync.cuh

@@ -1,21 +1,25 @@
 /* params.c: the preconditioner parameters by name: their table, defaults, ranges and the public listing. */
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "precond.h"
+#include "ref/kernels.h"
 
 /* One parameter: where it lives in sps_precond_params, its range and whether it is an integer. */
 typedef struct param_spec {
   const char *name;
   const char *description;
   size_t offset;
-  int integer; /* stored as int; the value must be integral */
+  int integer;       /* stored as int; the value must be integral */
+  const char *names; /* NULL, or the names of the values 0, 1, ...: "aggregation|classical" */
   double lo, hi, def;
 } param_spec;
 
-#define DOUBLE_PARAM(field) offsetof(sps_precond_params, field), 0
-#define INT_PARAM(field) offsetof(sps_precond_params, field), 1
+#define DOUBLE_PARAM(field) offsetof(sps_precond_params, field), 0, NULL
+#define INT_PARAM(field) offsetof(sps_precond_params, field), 1, NULL
+#define NAMED_PARAM(field, names) offsetof(sps_precond_params, field), 1, names
 
 static const param_spec params[] = {
     {"ilut.fill",
@@ -43,13 +47,33 @@ static const param_spec params[] = {
      4.0},
     {"cheby.lanczos", "Chebyshev and AMG: Lanczos steps of the eigenvalue estimates",
      INT_PARAM(cheby_lanczos), 2.0, 200.0, 20.0},
+    {"amg.coarsening",
+     "AMG: 0 (aggregation) smoothed aggregation, 1 (classical) PMIS with extended+i "
+     "interpolation",
+     NAMED_PARAM(amg_coarsening, "aggregation|classical"), 0.0, 1.0, 1.0},
     {"amg.strength",
-     "AMG: j is a strong neighbour of i when |a_ij| >= theta sqrt(|a_ii a_jj|), theta halved on each coarser level",
-     DOUBLE_PARAM(amg_strength), 0.0, 1.0, 0.12},
-    {"amg.smoother", "AMG: 0 Chebyshev in D^-1 A, 1 l1-Jacobi", INT_PARAM(amg_smoother), 0.0,
-     1.0, 0.0},
+     "AMG: theta of the strength of connection; aggregation: |a_ij| >= theta sqrt(|a_ii a_jj|), "
+     "halved on each coarser level (-1: 0.12); classical: -a_ij > theta max_k -a_ik (-1: 0.25)",
+     DOUBLE_PARAM(amg_strength), -1.0, 1.0, -1.0},
+    {"amg.interp_max",
+     "AMG: the most entries a row of the prolongator keeps, rescaled (0: all; -1: 5 for "
+     "classical, all for aggregation)",
+     INT_PARAM(amg_interp_max), -1.0, (double)SPS_AMG_TRUNC_MAX, -1.0},
+    {"amg.trunc",
+     "AMG: drop the prolongator's entries below this times the row's largest (trunc_factor)",
+     DOUBLE_PARAM(amg_trunc), 0.0, 0.99, 0.0},
+    {"amg.aggressive",
+     "AMG: classical coarsening: the first levels coarsened in two stages (P = P1 P2, truncated)",
+     INT_PARAM(amg_aggressive), 0.0, (double)SPS_AMG_MAX_LEVELS, 0.0},
+    {"amg.filter",
+     "AMG: drop the coarse operators' entries below this times sqrt(|a_ii a_jj|), added to the "
+     "diagonal (0: keep all)",
+     DOUBLE_PARAM(amg_filter), 0.0, 1.0, 0.0},
+    {"amg.smoother", "AMG: 0 (cheby) Chebyshev in D^-1 A, 1 (l1jacobi) l1-Jacobi, 2 (mcgs) "
+     "symmetric multicolour Gauss-Seidel", NAMED_PARAM(amg_smoother, "cheby|l1jacobi|mcgs"), 0.0,
+     2.0, 0.0},
     {"amg.cheby_degree", "AMG: degree of the Chebyshev smoother (SpMVs per smoothing)",
-     INT_PARAM(amg_cheby_degree), 1.0, 16.0, 3.0},
+     INT_PARAM(amg_cheby_degree), 1.0, 16.0, 4.0},
     {"amg.cheby_ratio", "AMG: the smoother damps the top of D^-1 A's spectrum, [b / ratio, b]",
      DOUBLE_PARAM(amg_cheby_ratio), 1.5, 1000.0, 20.0},
     {"amg.levels", "AMG: the most levels of the hierarchy, the finest included",
@@ -96,6 +120,33 @@ sps_status sps_precond_params_set(sps_context *ctx, sps_precond_params *p, const
     strncat(known, params[k].name, sizeof known - strlen(known) - 1);
   }
   SPS_FAIL(ctx, SPS_ERR_ARGUMENT, "unknown preconditioner parameter '%s' (known: %s)", name, known);
+}
+
+sps_status sps_precond_param_value(const char *name, const char *text, double *value)
+{
+  if (!name || !text || !value) return SPS_ERR_ARGUMENT;
+  char *end;
+  const double v = strtod(text, &end);
+  if (end != text && *end == '\0') {
+    *value = v;
+    return SPS_SUCCESS;
+  }
+  for (int k = 0; k < PARAM_COUNT; k++) {
+    if (strcmp(name, params[k].name) != 0 || !params[k].names) continue;
+    const size_t len = strlen(text);
+    int index = 0;
+    for (const char *p = params[k].names;; index++) {
+      const char *bar = strchr(p, '|');
+      const size_t plen = bar ? (size_t)(bar - p) : strlen(p);
+      if (plen == len && strncmp(p, text, len) == 0) {
+        *value = index;
+        return SPS_SUCCESS;
+      }
+      if (!bar) break;
+      p = bar + 1;
+    }
+  }
+  return SPS_ERR_ARGUMENT;
 }
 
 sps_status sps_precond_param_info(int index, const char **name, const char **description,

@@ -28,8 +28,14 @@ typedef struct sps_precond_params {
   int bjacobi_block; /* rows per block, 0: chosen from the matrix */
   int cheby_degree;  /* degree of the Chebyshev polynomial */
   int cheby_lanczos; /* Lanczos steps of the eigenvalue estimate (cheby, amg) */
-  double amg_strength;    /* AMG: theta of the strength of connection */
-  int amg_smoother;       /* AMG: 0 Chebyshev, 1 l1-Jacobi */
+  int amg_coarsening;     /* AMG: 0 smoothed aggregation, 1 classical (PMIS, extended+i) */
+  double amg_strength;    /* AMG: theta of the strength of connection (< 0: the coarsening's) */
+  int amg_interp_max;     /* AMG: the most entries a row of P keeps (0: all) */
+  double amg_trunc;       /* AMG: drop P's entries below this times the row's largest */
+  double amg_filter;      /* AMG: drop the coarse operators' entries below this times
+                             sqrt(|a_ii a_jj|), lumped into the diagonal */
+  int amg_aggressive;     /* AMG: levels coarsened in two classical stages */
+  int amg_smoother;       /* AMG: 0 Chebyshev, 1 l1-Jacobi, 2 multicolour Gauss-Seidel */
   int amg_cheby_degree;   /* AMG: degree of the Chebyshev smoother */
   double amg_cheby_ratio; /* AMG: the smoother's interval is [b / ratio, b] */
   int amg_levels;         /* AMG: the most levels, the finest included */

@@ -8,8 +8,10 @@
 /*
  * The rule (doc/design.md, "The automatic choice"). From the matrix:
  *   symmetric (as declared by its source, or checked exactly) with a diagonal of one sign:
- *     CG with IC(0); a negative diagonal is solved as (-A) x = -b, where -A has a positive
- *     one; then the nonsymmetric chain with GMRES;
+ *     CG with algebraic multigrid when A has at least AUTO_AMG_MIN_ROWS rows and at most
+ *     AUTO_AMG_MAX_ROW_MEAN entries a row on average, then CG with IC(0); a negative diagonal
+ *     is solved as (-A) x = -b, where -A has a positive one; then the nonsymmetric chain with
+ *     GMRES;
  *   otherwise GMRES(m) with ILU(0) (after the matching and scaling of precond/reorder.h when
  *     the diagonal is weak), then ILUT(10, 1e-4), ILUT(30, 1e-6), and no preconditioner
  *     with the restart raised to 100 (some matrices, rdb3200l among them, are only made
@@ -38,6 +40,25 @@
 #define AUTO_STAGE_MAX 4000
 #define AUTO_GROWTH_MAX 1e14
 #define AUTO_LAST_RESTART 100
+/*
+ * Multigrid goes first for symmetric matrices with a diagonal of one sign of at least
+ * AUTO_AMG_MIN_ROWS rows and at most AUTO_AMG_MAX_ROW_MEAN entries a row on average. Measured
+ * on the CPU (bench/amg-auto.sh, bench/results/2026-11-27-cpu/amg-auto/, doc/performance.md,
+ * "The automatic choice"), time to solution with the setup: CG+AMG beat CG+IC(0) on the 2-D
+ * Laplacians of 1e5 and 1e6 rows (2 and 8.6 times) and on G3_circuit (2.2 times), where IC(0)
+ * needs hundreds of iterations, and lost on the one of 1e4 rows (1.4 times), on the 3-D
+ * Laplacians of 1e5 and 1e6 rows and laplacian7pt_100 (1.4 to 4 times: IC(0) needs only 50 to
+ * 120 iterations there, fewer than AMG's setup is worth on this CPU) and on the small shared
+ * matrices. The size threshold lies between 1e4 and 1e5 rows (3e4, the middle in ratio); the
+ * mean row length (4.8 to 5 on those AMG won, 6.9 on the 3-D ones) stands for the dimension of
+ * the problem, which decides how fast IC(0)'s iterations grow. What would change them: the GPU
+ * run of the same script, where IC(0)'s setup is its host analysis (0.6 s on G3_circuit on the
+ * H100) and its solves are latency-bound, so AMG may win on the 3-D problems too; a cheaper CPU
+ * setup; problems where IC(0) does worse than on a Laplacian (jumps in the coefficients).
+ * The choice depends on the matrix only, so the CPU and the GPU make the same one.
+ */
+#define AUTO_AMG_MIN_ROWS 30000
+#define AUTO_AMG_MAX_ROW_MEAN 6.0
 
 typedef struct auto_try {
   sps_solver_type method;
@@ -114,9 +135,11 @@ static void build_chain(sps_solver *s, auto_state *st, int *sign)
     return;
   }
   const sps_solver_type nonsym = user_method != SPS_SOLVER_AUTO ? user_method : SPS_SOLVER_GMRES;
-  if (spd_like)
-    add_try(st, user_method != SPS_SOLVER_AUTO ? user_method : SPS_SOLVER_CG, SPS_PRECOND_IC0,
-            p->ilut_fill, p->ilut_drop, 0);
+  const sps_solver_type spd_method = user_method != SPS_SOLVER_AUTO ? user_method : SPS_SOLVER_CG;
+  if (spd_like && A->nrows >= AUTO_AMG_MIN_ROWS &&
+      (double)A->nnz <= AUTO_AMG_MAX_ROW_MEAN * (double)A->nrows)
+    add_try(st, spd_method, SPS_PRECOND_AMG, p->ilut_fill, p->ilut_drop, 0);
+  if (spd_like) add_try(st, spd_method, SPS_PRECOND_IC0, p->ilut_fill, p->ilut_drop, 0);
   add_try(st, nonsym, SPS_PRECOND_ILU0, p->ilut_fill, p->ilut_drop, 0);
   add_try(st, nonsym, SPS_PRECOND_ILUT, 10.0, 1e-4, 0);
   add_try(st, nonsym, SPS_PRECOND_ILUT, 30.0, 1e-6, 0);

@@ -110,6 +110,18 @@ TESTS += %reldir%/kernels/amg_aggregate %reldir%/kernels/amg_aggregate_gpu
 %canon_reldir%_kernels_amg_aggregate_gpu_CPPFLAGS = $(AM_CPPFLAGS) -DSPS_TEST_GPU
 %canon_reldir%_kernels_amg_aggregate_gpu_LDADD = $(TEST_LDADD)
 
+# The multigrid setup's other steps (precond/ref/amg_level.c, amg_classical.c, mcgs.c, the
+# transpose): amg_setup checks the CPU references against definitions and properties (strength,
+# the PMIS split, truncation, colouring, row sums); amg_setup_gpu (SPS_TEST_GPU) holds each CUDA
+# kernel to its reference byte for byte, step by step; it exits 77 without a GPU.
+check_PROGRAMS += %reldir%/kernels/amg_setup %reldir%/kernels/amg_setup_gpu
+TESTS += %reldir%/kernels/amg_setup %reldir%/kernels/amg_setup_gpu
+%canon_reldir%_kernels_amg_setup_SOURCES = %reldir%/kernels/amg_setup.c
+%canon_reldir%_kernels_amg_setup_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_amg_setup_gpu_SOURCES = %reldir%/kernels/amg_setup.c
+%canon_reldir%_kernels_amg_setup_gpu_CPPFLAGS = $(AM_CPPFLAGS) -DSPS_TEST_GPU
+%canon_reldir%_kernels_amg_setup_gpu_LDADD = $(TEST_LDADD)
+
 # TUNE and its disk cache through the API: on the CPU, and (spmv-tune-cuda.sh) the same program
 # on the GPU, where the candidates are timed in CUDA graphs (skips without a GPU).
 check_PROGRAMS += tests/unit/spmv_tune

@@ -26,8 +26,8 @@ mkdir -p "$out"
 groups="known_solutions jacobi_scaled happy_breakdown reasons history_monitor_api monitor_batches
   jacobi_setup_errors flexible gmres_fused_setting zero_guess_and_report"
 ksteps="cycle happy edges store_z bicgstab cuda_vs_cpu fused_1000 fused_5003 fused_16384 fused_limits"
-cli_runs="cg:none cg:jacobi cg:ic0 cg:cheby cg:bjacobi gmres:none gmres:ilu0 gmres:ilut
-  gmres:jacobi bicgstab:none bicgstab:ilu0 bicgstab:jacobi"
+cli_runs="cg:none cg:jacobi cg:ic0 cg:cheby cg:bjacobi cg:amg gmres:none gmres:ilu0 gmres:ilut
+  gmres:jacobi gmres:amg bicgstab:none bicgstab:ilu0 bicgstab:jacobi"
 
 # One line per run: NAME<TAB>COMMAND...
 list() {
@@ -37,6 +37,7 @@ list() {
     for p in tests/unit/solver_guards tests/unit/scaling \
       tests/unit/progress tests/unit/wrap_gpu tests/unit/bjacobi tests/unit/vector_ops \
       tests/kernels/spmv_binned_gpu tests/kernels/spgemm_gpu tests/kernels/amg_aggregate_gpu \
+      tests/kernels/amg_setup_gpu tests/unit/amg \
       tests/kernels/spmm_api_gpu tests/kernels/spmm_csr_gpu tests/kernels/spmm_sputnik_gpu \
       tests/kernels/spmm_balanced_gpu tests/kernels/spmm_spmv_gpu tests/kernels/spmm_cusparse_gpu; do
       [ -x "$p" ] && printf '%s\t%s\t%s\n' "$t" "${p##*/}" "$p"

@@ -193,6 +193,112 @@ cudaError_t sps_cuda_agg_attach(cudaStream_t s, int64_t n, const int64_t *srp, c
                                 const uint64_t *key, const int32_t *ain, int32_t *aout,
                                 unsigned long long *counts);
 
+
+/*
+ * The transpose T = M^T of an m x n CSR matrix of nnz entries (precond/cuda/transpose.cu; the
+ * reference is sps_ref_csr_transpose, the same arrays): tr_count zeroes count (n + 1 words),
+ * counts each column's entries into it, and writes the row of each entry into rows and
+ * iota[k] = k; the host scans count into T's offsets; tr_sort stably sorts the entries by
+ * column (CUB's radix sort of (column, entry) pairs, with temp NULL only setting *temp_bytes):
+ * perm lists the entries column by column, rows ascending within a column, as the reference
+ * fills them; tr_gather writes T's columns (the rows) and values (v NULL: none).
+ */
+cudaError_t sps_cuda_tr_count(cudaStream_t s, int64_t m, int64_t n, int64_t nnz, const int64_t *rp,
+                              const int32_t *ci, int64_t *count, int32_t *rows, int32_t *iota);
+cudaError_t sps_cuda_tr_sort(cudaStream_t s, void *temp, size_t *temp_bytes, int64_t n,
+                             int64_t nnz, const int32_t *ci, int32_t *keys_out,
+                             const int32_t *iota, int32_t *perm);
+cudaError_t sps_cuda_tr_gather(cudaStream_t s, int64_t nnz, const int32_t *perm,
+                               const int32_t *rows, const double *v, int32_t *tci, double *tv);
+
+/*
+ * The multigrid setup's row steps (precond/cuda/amg_level.cu), each the reference step of the
+ * same name in precond/ref/kernels.h with the same arguments and results; a counter word is
+ * cleared (or set to n for bad) by the launcher and updated by the kernel.
+ */
+cudaError_t sps_cuda_amg_diag_count(cudaStream_t s, int64_t n, const int64_t *rp,
+                                    const int32_t *ci, int64_t *count);
+cudaError_t sps_cuda_amg_diag_fill(cudaStream_t s, int64_t n, const int64_t *rp, const int32_t *ci,
+                                   const double *v, double scale, const int64_t *orp,
+                                   int32_t *oci, double *ov);
+cudaError_t sps_cuda_amg_smoother_diag(cudaStream_t s, int64_t n, const int64_t *rp,
+                                       const int32_t *ci, const double *v, int l1, double *dinv,
+                                       double *sd, double *dsq, unsigned long long *bad);
+cudaError_t sps_cuda_amg_random(cudaStream_t s, int64_t n, uint64_t seed, double *v);
+cudaError_t sps_cuda_amg_tent_count(cudaStream_t s, int64_t n, const int32_t *agg, int64_t *count);
+cudaError_t sps_cuda_amg_tent_fill(cudaStream_t s, int64_t n, const int32_t *agg, const double *B,
+                                   const int64_t *trp, int32_t *tci, double *tv);
+cudaError_t sps_cuda_amg_row_norms(cudaStream_t s, int64_t m, const int64_t *rp, const double *v,
+                                   double *norm);
+cudaError_t sps_cuda_amg_tent_scale(cudaStream_t s, int64_t n, const int64_t *trp,
+                                    const int32_t *tci, double *tv, const double *norm);
+cudaError_t sps_cuda_amg_sa_smooth(cudaStream_t s, int64_t n, const int64_t *prp,
+                                   const int32_t *pci, double *pv, const double *dinv,
+                                   double omega, const int64_t *trp, const int32_t *tci,
+                                   const double *tv);
+cudaError_t sps_cuda_amg_trunc_count(cudaStream_t s, int64_t n, const int64_t *rp, const double *v,
+                                     const int64_t *flag, double tf, int pm, int64_t *count);
+cudaError_t sps_cuda_amg_trunc_fill(cudaStream_t s, int64_t n, const int64_t *rp,
+                                    const int32_t *ci, const double *v, const double *w,
+                                    const int64_t *flag, const int64_t *cmap, double tf, int pm,
+                                    const int64_t *orp, int32_t *oci, double *ov);
+cudaError_t sps_cuda_amg_filter_count(cudaStream_t s, int64_t n, const int64_t *rp,
+                                      const int32_t *ci, const double *v, const double *d,
+                                      double eps, int64_t *count);
+cudaError_t sps_cuda_amg_filter_fill(cudaStream_t s, int64_t n, const int64_t *rp,
+                                     const int32_t *ci, const double *v, const double *d,
+                                     double eps, const int64_t *orp, int32_t *oci, double *ov);
+
+/* Classical coarsening (precond/cuda/amg_classical.cu): the reference steps sps_ref_cls_* with
+ * the same arguments and results. */
+cudaError_t sps_cuda_cls_strength_count(cudaStream_t s, int64_t n, const int64_t *rp,
+                                        const int32_t *ci, const double *v, double theta,
+                                        double max_row_sum, int64_t *count);
+cudaError_t sps_cuda_cls_strength_fill(cudaStream_t s, int64_t n, const int64_t *rp,
+                                       const int32_t *ci, const double *v, double theta,
+                                       double max_row_sum, const int64_t *srp, int32_t *sci);
+cudaError_t sps_cuda_cls_pmis_init(cudaStream_t s, int64_t n, const int64_t *strp, uint64_t *key,
+                                   unsigned long long *undecided);
+cudaError_t sps_cuda_cls_pmis_select(cudaStream_t s, int64_t n, const int64_t *srp,
+                                     const int32_t *sci, const int64_t *strp, const int32_t *stci,
+                                     const uint64_t *key, unsigned char *newc);
+cudaError_t sps_cuda_cls_pmis_update(cudaStream_t s, int64_t n, const int64_t *srp,
+                                     const int32_t *sci, const unsigned char *newc, uint64_t *key,
+                                     unsigned long long *undecided);
+cudaError_t sps_cuda_cls_cflags(cudaStream_t s, int64_t n, const uint64_t *key, int64_t *flag);
+cudaError_t sps_cuda_cls_split_count(cudaStream_t s, int64_t n, const int64_t *srp,
+                                     const int32_t *sci, const uint64_t *key, int64_t *count2,
+                                     int64_t *count1);
+cudaError_t sps_cuda_cls_split_fill(cudaStream_t s, int64_t n, const int64_t *srp,
+                                    const int32_t *sci, const uint64_t *key, const int64_t *m2rp,
+                                    int32_t *m2ci, double *m2v, const int64_t *m1rp,
+                                    int32_t *m1ci, double *m1v);
+cudaError_t sps_cuda_cls_interp(cudaStream_t s, int64_t n, const int64_t *rp, const int32_t *ci,
+                                const double *v, const int64_t *srp, const int32_t *sci,
+                                const uint64_t *key, const int64_t *hrp, const int32_t *hci,
+                                double *hv);
+
+/*
+ * Multicolour Gauss-Seidel (precond/cuda/mcgs.cu): the reference steps sps_ref_mc_* and
+ * sps_ref_mcgs_sweep with the same arguments and results, except mc_order, which sorts
+ * (colour, row) pairs with CUB's stable radix sort (temp NULL: *temp_bytes only; keys_out and
+ * iota: n ints of scratch each) and finds each colour's first position in the sorted colours
+ * (the colours of a Jones-Plassmann round with the smallest free colour are 0 .. ncolors - 1,
+ * none skipped).
+ */
+cudaError_t sps_cuda_mc_color_init(cudaStream_t s, int64_t n, int32_t *color);
+cudaError_t sps_cuda_mc_color_round(cudaStream_t s, int64_t n, const int64_t *rp,
+                                    const int32_t *ci, const int64_t *trp, const int32_t *tci,
+                                    const int32_t *cin, int32_t *cout, unsigned long long *left);
+cudaError_t sps_cuda_mc_color_count(cudaStream_t s, int64_t n, const int32_t *color,
+                                    unsigned long long *ncolors);
+cudaError_t sps_cuda_mc_order(cudaStream_t s, void *temp, size_t *temp_bytes, int64_t n,
+                              const int32_t *color, int ncolors, int64_t *start,
+                              int32_t *keys_out, int32_t *iota, int32_t *order);
+cudaError_t sps_cuda_mcgs_sweep(cudaStream_t s, int64_t count, const int32_t *rows,
+                                const int64_t *rp, const int32_t *ci, const double *v, double sg,
+                                const double *dinv, const double *b, double *x, int lanes);
+
 #ifdef __cplusplus
 }
 #endif

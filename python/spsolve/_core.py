@@ -491,6 +491,13 @@ class Solver:
         c = ctx.handle
         _check(lib.sps_solver_set_precond(h, self._precond), c, "sps_solver_set_precond")
         for name, value in self._params.items():
+            if isinstance(value, str):
+                # a value name ("amg.coarsening": "classical") or a number written out
+                v = ctypes.c_double()
+                if lib.sps_precond_param_value(str(name).encode(), value.encode(),
+                                               ctypes.byref(v)) != 0:
+                    raise ValueError(f"preconditioner parameter {name!r}: unknown value {value!r}")
+                value = v.value
             _check(lib.sps_solver_set_precond_param(h, str(name).encode(), float(value)), c,
                    "sps_solver_set_precond_param")
         self._apply_tolerances()

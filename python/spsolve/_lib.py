@@ -199,6 +199,8 @@ class sps_precond_info(ctypes.Structure):
         ("amg_grid_complexity", ctypes.c_double),
         ("amg_operator_complexity", ctypes.c_double),
         ("amg_coarse_nnz", ctypes.c_int64),
+        ("amg_coarsening", ctypes.c_int),
+        ("amg_smoother", ctypes.c_int),
     ]
 
 
@@ -285,6 +287,7 @@ def _declare(lib):
         "sps_solver_set_flexible": (I, [P, I]),
         "sps_solver_set_precond": (I, [P, I]),
         "sps_solver_set_precond_param": (I, [P, S, D]),
+        "sps_precond_param_value": (I, [S, S, ctypes.POINTER(ctypes.c_double)]),
         "sps_solver_set_spmv": (I, [P, I, I]),
         "sps_solver_set_history": (I, [P, I]),
         "sps_solver_set_zero_guess": (I, [P, I]),

@@ -221,6 +221,20 @@ def test_amg_reports_its_hierarchy(nos3):
     levels = p["amg_levels"]
     assert levels >= 2 and len(p["amg_rows"]) == levels and p["amg_rows"][0] == nos3.shape[0]
     assert p["amg_nnz"][0] == nos3.nnz and p["amg_operator_complexity"] > 1.0
+    assert p["amg_coarsening"] == 1 and p["amg_smoother"] == 0  # the defaults: classical, cheby
+
+
+def test_amg_parameters_by_value_name(nos3):
+    # "amg.coarsening" and "amg.smoother" take their value names as well as numbers.
+    b, _ = rhs(nos3)
+    x, info = spsolve.solve(nos3, b, method="cg", precond="amg", device="cpu",
+                            precond_params={"amg.coarsening": "aggregation",
+                                            "amg.smoother": "mcgs"})
+    assert info.converged and true_relres(nos3, x, b) <= 1.01e-8
+    p = info.precond_info
+    assert p["amg_coarsening"] == 0 and p["amg_smoother"] == 2 and p["colors"] > 0
+    with pytest.raises(ValueError):
+        spsolve.Solver(nos3, precond="amg", precond_params={"amg.coarsening": "rs"}, device="cpu")
 
 
 def test_zero_and_nan_right_hand_sides(nos3):

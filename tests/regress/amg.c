@@ -1,32 +1,57 @@
-/* amg.c: CG with the multigrid preconditioner on the shared SPD matrices, b = A*ones, against the iteration counts recorded on the CPU; the GPU run (amg-cuda.sh) shares them. */
+/* amg.c: CG with the multigrid preconditioner on the shared SPD matrices, b = A*ones, with each coarsening and smoother, against the iteration counts recorded on the CPU; the GPU run (amg-cuda.sh) shares them. */
 #include "../testlib.h"
 
 /*
- * Each case: CG + AMG (the defaults), b = A*ones, x_0 = 0, rtol 1e-8, at most 2,000
- * iterations. Checked: the reason is SPS_CONVERGED_RTOL; the true relative residual, as
- * reported and as recomputed here on the host from the downloaded x, is <= 1e-8; the
- * iteration count equals the recorded one exactly (every operation of the cycle is an SpMV
- * or a backend vector operation that rounds alike on both devices, and the hierarchy is
- * built on the host, so the GPU must take the same count; tests/regress/solvers.c says why a
- * compensated sum may still, rarely, round differently). laplacian7pt_100 is given as stored
- * (negative definite): the solver solves (-A) x = -b and the hierarchy is built on -A.
- * The counts of PyAMG's smoothed aggregation and hypre's BoomerAMG on the same systems are in
- * ../shared/CONVERGENCE.md; doc/performance.md compares them.
- * G3_circuit (1.6M rows) takes about 10 s of the 2-core build machine; an optional argument
- * selects the cases whose file name contains it.
+ * Each case: CG + AMG, b = A*ones, x_0 = 0, rtol 1e-8, at most 2,000 iterations, with the
+ * defaults (classical coarsening, Chebyshev smoothing) and with each other coarsening and
+ * smoother. Checked: the reason is SPS_CONVERGED_RTOL; the true relative residual, as reported
+ * and as recomputed here on the host from the downloaded x, is <= 1e-8; the iteration count
+ * equals the recorded one exactly (recorded from a CPU run of this code: a regression value).
+ * The setup builds the same hierarchy on the CPU and the GPU (every step gives the reference's
+ * bits) and every operation of the cycle is an SpMV, a backend vector operation or a
+ * Gauss-Seidel sweep that rounds alike on both, so the GPU must take the same count;
+ * tests/regress/solvers.c says why a compensated sum may still, rarely, round differently.
+ * laplacian7pt_100 is given as stored (negative definite): the solver solves (-A) x = -b and
+ * the hierarchy is built on -A. The counts of PyAMG and hypre's BoomerAMG on the same systems
+ * are in ../shared/CONVERGENCE.md; doc/performance.md compares them.
+ * G3_circuit and laplacian7pt_100 (1.6 and 1 million rows) take 10 to 30 s each on the 2-core
+ * build machine: with the defaults they always run; with the other configurations only on the
+ * GPU or when SPS_TEST_LARGE is set. An optional argument selects the cases whose file name
+ * contains it.
  */
+typedef struct amg_config {
+  const char *name;
+  int coarsening, smoother; /* amg.coarsening, amg.smoother (-1: the default) */
+} amg_config;
+
+static const amg_config configs[] = {
+    {"defaults (classical, Chebyshev)", -1, -1},
+    {"classical, l1-Jacobi", 1, 1},
+    {"classical, Gauss-Seidel", 1, 2},
+    {"aggregation, Chebyshev", 0, 0},
+    {"aggregation, l1-Jacobi", 0, 1},
+    {"aggregation, Gauss-Seidel", 0, 2},
+};
+#define NCONFIG ((int)(sizeof configs / sizeof configs[0]))
+
 typedef struct amg_case {
   const char *file;
-  int expected; /* iterations, recorded on the CPU backend */
+  int large;
+  int expected[NCONFIG]; /* iterations per configuration, recorded on the CPU backend */
 } amg_case;
 
 static const amg_case cases[] = {
-    {"1138_bus.mtx.gz", 13}, {"G3_circuit.mtx.gz", 11},       {"bcsstk13.mtx.gz", 229},
-    {"bcsstk14.mtx.gz", 70}, {"laplacian7pt_100.mtx.gz", 10}, {"nos3.mtx.gz", 23},
+    {"1138_bus.mtx.gz", 0, {5, 9, 6, 12, 21, 13}},
+    {"G3_circuit.mtx.gz", 1, {6, 11, 5, 10, 15, 9}},
+    {"bcsstk13.mtx.gz", 0, {162, 643, 182, 188, 867, 281}},
+    {"bcsstk14.mtx.gz", 0, {46, 229, 102, 57, 250, 111}},
+    {"laplacian7pt_100.mtx.gz", 1, {7, 12, 8, 9, 18, 9}},
+    {"nos3.mtx.gz", 0, {18, 33, 22, 20, 51, 27}},
 };
 
-static void run_case(sps_context *ctx, const char *dir, const amg_case *c)
+static void run_case(sps_context *ctx, const char *dir, const amg_case *c, int k)
 {
+  const amg_config *cf = &configs[k];
   char path[4096];
   snprintf(path, sizeof path, "%s/%s", dir, c->file);
   sps_matrix *A = NULL;
@@ -48,7 +73,9 @@ static void run_case(sps_context *ctx, const char *dir, const amg_case *c)
   if (sps_vector_create(ctx, &vb, n) || sps_vector_upload(vb, b, n) ||
       sps_vector_create(ctx, &vx, n) || sps_solver_create(ctx, &s, SPS_SOLVER_CG) ||
       sps_solver_set_tolerances(s, 1e-8, 0.0) || sps_solver_set_max_iterations(s, 2000) ||
-      sps_solver_set_precond(s, SPS_PRECOND_AMG))
+      sps_solver_set_precond(s, SPS_PRECOND_AMG) ||
+      (cf->coarsening >= 0 && sps_solver_set_precond_param(s, "amg.coarsening", cf->coarsening)) ||
+      (cf->smoother >= 0 && sps_solver_set_precond_param(s, "amg.smoother", cf->smoother)))
     sps_bail("%s: %s", c->file, sps_context_last_error(ctx));
   sps_status st = sps_solver_setup(s, A);
   if (st == SPS_SUCCESS) st = sps_solver_solve(s, vb, vx);
@@ -67,15 +94,17 @@ static void run_case(sps_context *ctx, const char *dir, const amg_case *c)
   for (int64_t i = 0; i < n; i++)
     r[i] = b[i] - r[i];
   const double hrel = sps_test_norm2(r, n) / sps_test_norm2(b, n);
-  sps_diag("%s: %s, %d iterations, relative residual %.3g (host %.3g), %d levels, operator "
+  sps_diag("%s, %s: %s, %d iterations, relative residual %.3g (host %.3g), %d levels, operator "
            "complexity %.3f, setup %.3f s, solve %.3f s",
-           c->file, sps_reason_name(reason), its, rel, hrel, pi.amg_levels,
+           c->file, cf->name, sps_reason_name(reason), its, rel, hrel, pi.amg_levels,
            pi.amg_operator_complexity, tsetup, tsolve);
-  sps_ok(st == SPS_SUCCESS && reason == SPS_CONVERGED_RTOL, "%s cg+amg: %s (%s)", c->file,
-         sps_reason_name(reason), st ? sps_context_last_error(ctx) : "solve ok");
+  sps_ok(st == SPS_SUCCESS && reason == SPS_CONVERGED_RTOL, "%s cg+amg, %s: %s (%s)", c->file,
+         cf->name, sps_reason_name(reason), st ? sps_context_last_error(ctx) : "solve ok");
   sps_ok(rel <= 1e-8 && hrel <= 1e-8 * (1 + 1e-6),
-         "%s cg+amg: true relative residual %.3g, host %.3g <= 1e-8", c->file, rel, hrel);
-  sps_ok(its == c->expected, "%s cg+amg: %d iterations, recorded %d", c->file, its, c->expected);
+         "%s cg+amg, %s: true relative residual %.3g, host %.3g <= 1e-8", c->file, cf->name, rel,
+         hrel);
+  sps_ok(its == c->expected[k], "%s cg+amg, %s: %d iterations, recorded %d", c->file, cf->name, its,
+         c->expected[k]);
 
   sps_solver_destroy(&s);
   sps_vector_destroy(&vb);
@@ -95,8 +124,17 @@ int main(int argc, char **argv)
   char dev[128];
   sps_context_get_device_name(ctx, dev, sizeof dev);
   sps_diag("device: %s", dev);
-  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
-    if (argc < 2 || strstr(cases[k].file, argv[1])) run_case(ctx, dir, &cases[k]);
+  const char *large = getenv("SPS_TEST_LARGE");
+  sps_device_kind kind = SPS_DEVICE_CPU;
+  sps_context_get_device(ctx, &kind, NULL);
+  const int all = kind == SPS_DEVICE_CUDA || (large && *large);
+  for (size_t m = 0; m < sizeof cases / sizeof cases[0]; m++)
+    for (int k = 0; k < NCONFIG; k++) {
+      if (argc >= 2 && !strstr(cases[m].file, argv[1])) continue;
+      if (cases[m].large && k > 0 && !all) continue;
+      run_case(ctx, dir, &cases[m], k);
+    }
+  if (!all) sps_skip("the large matrices with the other configurations (GPU, or SPS_TEST_LARGE)");
   sps_context_destroy(&ctx);
   return sps_done();
 }

@@ -149,6 +149,8 @@ typedef struct solver_env {
   const char *param;
   double value;
   long solve_allocs; /* allocations of the last solve */
+  const char *param2; /* a second parameter (NULL: none) */
+  double value2;
 } solver_env;
 
 static sps_status op_solver(void *e)
@@ -165,6 +167,7 @@ static sps_status op_solver(void *e)
   if (!st && v->history) st = sps_solver_set_history(s, 1);
   if (!st && v->restart) st = sps_solver_set_restart(s, v->restart);
   if (!st && v->param) st = sps_solver_set_precond_param(s, v->param, v->value);
+  if (!st && v->param2) st = sps_solver_set_precond_param(s, v->param2, v->value2);
   if (!st) st = sps_vector_create(v->ctx, &b, n);
   if (!st) st = sps_vector_create(v->ctx, &x, n);
   if (!st) st = sps_vector_fill(b, 1.0);
@@ -301,7 +304,7 @@ int main(void)
   long solve_allocs_named = 0;
   for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
     for (size_t p = 0; p < sizeof pcs / sizeof pcs[0]; p++) {
-      solver_env se = {ctx, L, types[t], pcs[p], 0, 0, 0, 0, NULL, 0.0, 0};
+      solver_env se = {ctx, L, types[t], pcs[p], 0, 0, 0, 0, NULL, 0.0, 0, NULL, 0.0};
       char name[96];
       snprintf(name, sizeof name, "%s + %s: setup and solve", sps_solver_type_name(types[t]),
                sps_precond_type_name(pcs[p]));
@@ -316,15 +319,22 @@ int main(void)
     const char *name;
     solver_env se;
   } more[] = {
-      {"gmres + ilu0, flexible", {ctx, C, SPS_SOLVER_GMRES, SPS_PRECOND_ILU0, 1, 0, 0, 0, NULL, 0, 0}},
-      {"gmres + ilu0, MGS (host-driven)", {ctx, C, SPS_SOLVER_GMRES, SPS_PRECOND_ILU0, 0, 1, 0, 0, NULL, 0, 0}},
-      {"gmres + none, history, restart 100 > n", {ctx, C, SPS_SOLVER_GMRES, SPS_PRECOND_NONE, 0, 0, 1, 100, NULL, 0, 0}},
-      {"gmres + ilu0 with matching and scaling", {ctx, C, SPS_SOLVER_GMRES, SPS_PRECOND_ILU0, 0, 0, 0, 0, "matching", 1, 0}},
-      {"gmres + ilu0, multicolor ordering", {ctx, C, SPS_SOLVER_GMRES, SPS_PRECOND_ILU0, 0, 0, 0, 0, "ordering", 1, 0}},
-      {"bicgstab + ilut, history", {ctx, C, SPS_SOLVER_BICGSTAB, SPS_PRECOND_ILUT, 0, 0, 1, 0, NULL, 0, 0}},
-      {"auto + auto on the nonsymmetric matrix", {ctx, C, SPS_SOLVER_AUTO, SPS_PRECOND_AUTO, 0, 0, 0, 0, NULL, 0, 0}},
-      {"cg + amg, coarse size 4 (a hierarchy of several levels)", {ctx, L, SPS_SOLVER_CG, SPS_PRECOND_AMG, 0, 0, 0, 0, "amg.coarse_size", 4, 0}},
-      {"gmres + amg on the nonsymmetric matrix, coarse size 4", {ctx, C, SPS_SOLVER_GMRES, SPS_PRECOND_AMG, 0, 0, 0, 0, "amg.coarse_size", 4, 0}},
+      {"gmres + ilu0, flexible", {ctx, C, SPS_SOLVER_GMRES, SPS_PRECOND_ILU0, 1, 0, 0, 0, NULL, 0, 0, NULL, 0}},
+      {"gmres + ilu0, MGS (host-driven)", {ctx, C, SPS_SOLVER_GMRES, SPS_PRECOND_ILU0, 0, 1, 0, 0, NULL, 0, 0, NULL, 0}},
+      {"gmres + none, history, restart 100 > n", {ctx, C, SPS_SOLVER_GMRES, SPS_PRECOND_NONE, 0, 0, 1, 100, NULL, 0, 0, NULL, 0}},
+      {"gmres + ilu0 with matching and scaling", {ctx, C, SPS_SOLVER_GMRES, SPS_PRECOND_ILU0, 0, 0, 0, 0, "matching", 1, 0, NULL, 0}},
+      {"gmres + ilu0, multicolor ordering", {ctx, C, SPS_SOLVER_GMRES, SPS_PRECOND_ILU0, 0, 0, 0, 0, "ordering", 1, 0, NULL, 0}},
+      {"bicgstab + ilut, history", {ctx, C, SPS_SOLVER_BICGSTAB, SPS_PRECOND_ILUT, 0, 0, 1, 0, NULL, 0, 0, NULL, 0}},
+      {"auto + auto on the nonsymmetric matrix", {ctx, C, SPS_SOLVER_AUTO, SPS_PRECOND_AUTO, 0, 0, 0, 0, NULL, 0, 0, NULL, 0}},
+      {"cg + amg, coarse size 4 (a hierarchy of several levels)", {ctx, L, SPS_SOLVER_CG, SPS_PRECOND_AMG, 0, 0, 0, 0, "amg.coarse_size", 4, 0, NULL, 0}},
+      {"gmres + amg on the nonsymmetric matrix, coarse size 4", {ctx, C, SPS_SOLVER_GMRES, SPS_PRECOND_AMG, 0, 0, 0, 0, "amg.coarse_size", 4, 0, NULL, 0}},
+      {"cg + amg, classical, coarse size 4", {ctx, L, SPS_SOLVER_CG, SPS_PRECOND_AMG, 0, 0, 0, 0, "amg.coarse_size", 4, 0, "amg.coarsening", 1}},
+      {"cg + amg, aggregation, coarse size 4", {ctx, L, SPS_SOLVER_CG, SPS_PRECOND_AMG, 0, 0, 0, 0, "amg.coarse_size", 4, 0, "amg.coarsening", 0}},
+      {"cg + amg, aggregation with truncated P", {ctx, L, SPS_SOLVER_CG, SPS_PRECOND_AMG, 0, 0, 0, 0, "amg.coarsening", 0, 0, "amg.interp_max", 3}},
+      {"cg + amg, multicolour Gauss-Seidel", {ctx, L, SPS_SOLVER_CG, SPS_PRECOND_AMG, 0, 0, 0, 0, "amg.coarse_size", 4, 0, "amg.smoother", 2}},
+      {"gmres + amg, Gauss-Seidel on the nonsymmetric matrix (colouring with its transpose)", {ctx, C, SPS_SOLVER_GMRES, SPS_PRECOND_AMG, 0, 0, 0, 0, "amg.coarse_size", 4, 0, "amg.smoother", 2}},
+      {"cg + amg, aggressive classical coarsening", {ctx, L, SPS_SOLVER_CG, SPS_PRECOND_AMG, 0, 0, 0, 0, "amg.coarse_size", 4, 0, "amg.aggressive", 1}},
+      {"cg + amg, filtered coarse operators", {ctx, L, SPS_SOLVER_CG, SPS_PRECOND_AMG, 0, 0, 0, 0, "amg.coarse_size", 4, 0, "amg.filter", 0.02}},
   };
   for (size_t k = 0; k < sizeof more / sizeof more[0]; k++)
     alloc_loop(more[k].name, op_solver, &more[k].se, &allocs);
