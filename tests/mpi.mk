@@ -1,0 +1,15 @@
+# tests/mpi.mk: the distributed tests (tests/mpi/), each run by a wrapper under mpirun with 2 or 4 ranks
+# (tests/mpi/run.sh, which oversubscribes the cores and runs as root too); without --with-mpi
+# the programs are not built and the wrappers skip (77).
+if SPS_MPI
+check_PROGRAMS += tests/mpi/spmv tests/mpi/solvers
+tests_mpi_spmv_SOURCES = %reldir%/mpi/spmv.c %reldir%/mpi/mpitest.h
+tests_mpi_spmv_LDADD = $(TEST_LDADD) $(MPI_LIBS)
+tests_mpi_solvers_SOURCES = %reldir%/mpi/solvers.c %reldir%/mpi/mpitest.h
+tests_mpi_solvers_LDADD = $(TEST_LDADD) $(MPI_LIBS)
+endif
+MPI_TESTS = %reldir%/mpi/spmv-np2.sh %reldir%/mpi/spmv-np4.sh \
+	%reldir%/mpi/solvers-np2.sh %reldir%/mpi/solvers-np4.sh
+TESTS += $(MPI_TESTS)
+EXTRA_DIST += $(MPI_TESTS) %reldir%/mpi/run.sh %reldir%/mpi/mpitest.h %reldir%/mpi/spmv.c \
+	%reldir%/mpi/solvers.c
