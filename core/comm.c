@@ -249,6 +249,16 @@ static void merge(const struct sps_comm *c, int width, sps_csum *s, int k, doubl
   }
 }
 
+/* The MPI-failure hook of the tests (core/comm.h): the reduction numbered mpi_fail_at fails as if
+ * MPI had returned an error; every rank counts its reductions, which the ranks make alike. */
+static long mpi_fail_at = 0, mpi_fail_count = 0;
+
+void sps_test_mpi_fail_at(long k)
+{
+  mpi_fail_at = k;
+  mpi_fail_count = 0;
+}
+
 sps_status sps_comm_sum_impl(sps_context *ctx, sps_csum *s, int k, double *maxima, int m)
 {
   struct sps_comm *c = ctx->comm;
@@ -260,6 +270,8 @@ sps_status sps_comm_sum_impl(sps_context *ctx, sps_csum *s, int k, double *maxim
     const int width = 2 * kk + m;
     const double t0 = sps_wtime();
     pack(c->sendbuf, s, kk, maxima, m);
+    if (mpi_fail_at > 0 && ++mpi_fail_count == mpi_fail_at)
+      return sps_comm_fail(ctx, MPI_ERR_OTHER, "MPI_Allgather (failure injected by a test)");
     COMM_TRY(ctx, MPI_Allgather(c->sendbuf, width, MPI_DOUBLE, c->recvbuf, width, MPI_DOUBLE,
                                 c->comm));
     merge(c, width, s, kk, maxima, m);

@@ -130,6 +130,14 @@ sps_status sps_comm_allreduce_i64(sps_context *ctx, int64_t *v, int k, sps_comm_
 /* Record [t0, t1) (sps_wtime seconds) of an event kind: its time, and the timeline entry. */
 void sps_comm_event(sps_context *ctx, sps_event_kind kind, double t0, double t1);
 
+/*
+ * The MPI-failure hook of the tests (not in the public headers), as sps_test_alloc_fail_at is
+ * for memory: the k-th blocking reduction over the ranks from now on (k = 1, 2, ...; 0 turns it
+ * off) fails with SPS_ERR_MPI as if MPI had returned an error. Set on every rank with the same
+ * k, it fails the same reduction everywhere.
+ */
+void sps_test_mpi_fail_at(long k);
+
 /* Free the communicator part of a context (sps_context_destroy). */
 void sps_comm_destroy(sps_context *ctx);
 

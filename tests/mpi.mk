@@ -2,14 +2,23 @@
 # (tests/mpi/run.sh, which oversubscribes the cores and runs as root too); without --with-mpi
 # the programs are not built and the wrappers skip (77).
 if SPS_MPI
-check_PROGRAMS += tests/mpi/spmv tests/mpi/solvers
+check_PROGRAMS += tests/mpi/spmv tests/mpi/solvers tests/mpi/partition tests/mpi/api \
+	tests/mpi/alloc_fail
 tests_mpi_spmv_SOURCES = %reldir%/mpi/spmv.c %reldir%/mpi/mpitest.h
 tests_mpi_spmv_LDADD = $(TEST_LDADD) $(MPI_LIBS)
 tests_mpi_solvers_SOURCES = %reldir%/mpi/solvers.c %reldir%/mpi/mpitest.h
 tests_mpi_solvers_LDADD = $(TEST_LDADD) $(MPI_LIBS)
+tests_mpi_partition_SOURCES = %reldir%/mpi/partition.c %reldir%/mpi/mpitest.h
+tests_mpi_partition_LDADD = $(TEST_LDADD) $(MPI_LIBS)
+tests_mpi_api_SOURCES = %reldir%/mpi/api.c %reldir%/mpi/mpitest.h
+tests_mpi_api_LDADD = $(TEST_LDADD) $(MPI_LIBS)
+tests_mpi_alloc_fail_SOURCES = %reldir%/mpi/alloc_fail.c %reldir%/mpi/dist_ops.h %reldir%/mpi/mpitest.h
+tests_mpi_alloc_fail_LDADD = $(TEST_LDADD) $(MPI_LIBS)
 endif
 MPI_TESTS = %reldir%/mpi/spmv-np2.sh %reldir%/mpi/spmv-np4.sh \
-	%reldir%/mpi/solvers-np2.sh %reldir%/mpi/solvers-np4.sh
+	%reldir%/mpi/solvers-np2.sh %reldir%/mpi/solvers-np4.sh %reldir%/mpi/partition-np4.sh \
+	%reldir%/mpi/api-np2.sh %reldir%/mpi/api-np4.sh %reldir%/mpi/alloc-fail-np2.sh
 TESTS += $(MPI_TESTS)
 EXTRA_DIST += $(MPI_TESTS) %reldir%/mpi/run.sh %reldir%/mpi/mpitest.h %reldir%/mpi/spmv.c \
-	%reldir%/mpi/solvers.c
+	%reldir%/mpi/solvers.c %reldir%/mpi/partition.c %reldir%/mpi/api.c %reldir%/mpi/alloc_fail.c \
+	%reldir%/mpi/dist_ops.h
