@@ -25,12 +25,13 @@ extern "C" {
  * Collective calls. Every function of this header is collective over the context's
  * communicator unless it says otherwise, and so is every function of spsolve.h on an object
  * of a distributed context that communicates: sps_vector_norm2(), sps_spmv_plan_setup(),
- * sps_spmv_apply(), sps_solver_setup(), sps_solver_solve(), sps_solver_apply_precond(),
- * sps_matrix_check_symmetry(), and the destroy functions of contexts. All ranks call them in
- * the same order; all ranks return the same status, and a failure on one rank (an allocation,
- * a factorisation) is reported on every rank with that rank's message, prefixed
- * "rank R: ". A failure inside a solve (a CUDA or MPI error) is the exception: the other
- * ranks may then wait for the failed one.
+ * sps_spmv_apply(), sps_solver_setup(), sps_solver_solve(), sps_matrix_check_symmetry() and
+ * sps_context_destroy(). All ranks call them in the same order; all ranks return the same
+ * status, and a failure on one rank (an allocation, a factorisation) is reported on every
+ * rank with that rank's message, prefixed "rank R: ". A failure inside a solve (a CUDA or MPI
+ * error) is the exception: the other ranks may then wait for the failed one. The other calls
+ * (creating vectors, sps_solver_apply_precond() with its per-rank blocks, the getters, the
+ * destroy functions of objects) are local.
  *
  * What the functions of spsolve.h mean on a distributed context:
  *   - sps_vector_create() and the other vector calls: the rank's part (its rows, in the order
@@ -43,7 +44,10 @@ extern "C" {
  *   - preconditioners: none, jacobi, bjacobi, ilu0, ic0 and ilut are built on each rank's
  *     diagonal block (block Jacobi over the ranks, each block preconditioned by its own
  *     factorisation); cheby and amg are refused with ::SPS_ERR_UNSUPPORTED;
- *   - sps_solver_set_gmres_fused() is ignored (the fused cycle forms its products itself).
+ *   - sps_solver_set_gmres_fused() is ignored (the fused cycle forms its products itself);
+ *   - a progress callback (sps_solver_set_progress()) is not called: the ranks would cut their
+ *     batches of iterations by clocks of their own. A monitor is called on every rank at the
+ *     same iterations (set the same interval on every rank).
  */
 
 /** @name Distributed contexts */

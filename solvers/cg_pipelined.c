@@ -194,7 +194,7 @@ static sps_status pcg_solve(sps_solver *s, const double *b, double *x, double rn
     first = 0;
     gamma_old = gamma;
     alpha_old = alpha;
-    if (s->progress && sps_wtime() - s->progress_t >= s->progress_interval &&
+    if (sps_solver_progress_on(s) && sps_wtime() - s->progress_t >= s->progress_interval &&
         sps_solver_progress(s, it, rnorm)) {
       /* x_it is the iterate reached; the reduction in flight is finished and dropped */
       SPS_CHECK(sps_comm_sum_finish(ctx, sums, 3));

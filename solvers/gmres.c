@@ -487,7 +487,7 @@ static sps_status gmres_solve_host(sps_solver *s, const double *b, double *x, do
       const double res = fabs(g[j + 1]);
       sps_solver_record(s, it, res);
       if (happy || sps_solver_test(s, res) != SPS_REASON_NONE) break;
-      if (s->progress && sps_wtime() - s->progress_t >= s->progress_interval &&
+      if (sps_solver_progress_on(s) && sps_wtime() - s->progress_t >= s->progress_interval &&
           sps_solver_progress(s, it, res)) {
         interrupted = 1;
         break;

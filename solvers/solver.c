@@ -70,9 +70,16 @@ int sps_solver_next_batch(const sps_solver *s, int last, double rate, double rno
   return b < s->maxit - it ? b : s->maxit - it;
 }
 
+int sps_solver_progress_on(const sps_solver *s)
+{
+  /* the ranks of a distributed solve must cut their batches alike and stop at the same
+   * iteration, which clocks of their own would not give: no progress callback there */
+  return s->progress != NULL && !s->ctx->comm;
+}
+
 int sps_solver_progress_cap(const sps_solver *s, int batch)
 {
-  if (!s->progress || !(s->sec_per_it > 0.0)) return batch;
+  if (!sps_solver_progress_on(s) || !(s->sec_per_it > 0.0)) return batch;
   const double fit = s->progress_interval / s->sec_per_it;
   const int cap = fit < 1.0 ? 1 : fit > (double)batch ? batch : (int)fit;
   return cap < batch ? cap : batch;
@@ -80,7 +87,7 @@ int sps_solver_progress_cap(const sps_solver *s, int batch)
 
 int sps_solver_progress(sps_solver *s, int it, double rnorm)
 {
-  if (!s->progress) return 0;
+  if (!sps_solver_progress_on(s)) return 0;
   const int at = it + s->it_offset;
   const double now = sps_wtime();
   if (at > s->progress_it) s->sec_per_it = (now - s->progress_t) / (double)(at - s->progress_it);

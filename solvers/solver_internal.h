@@ -130,6 +130,10 @@ void sps_solver_monitor(sps_solver *s, int it, double rnorm);
  */
 int sps_solver_progress(sps_solver *s, int it, double rnorm);
 
+/* Whether the progress callback is in force: set, and the context is not distributed (its
+ * ranks would cut batches by clocks of their own and stop at different iterations). */
+int sps_solver_progress_on(const sps_solver *s);
+
 /* A batch length cut so that the batch lasts about the progress interval (unchanged without a
  * progress callback or before the time per iteration is known); at least 1. */
 int sps_solver_progress_cap(const sps_solver *s, int batch);
