@@ -14,6 +14,17 @@ tests_mpi_api_SOURCES = %reldir%/mpi/api.c %reldir%/mpi/mpitest.h
 tests_mpi_api_LDADD = $(TEST_LDADD) $(MPI_LIBS)
 tests_mpi_alloc_fail_SOURCES = %reldir%/mpi/alloc_fail.c %reldir%/mpi/dist_ops.h %reldir%/mpi/mpitest.h
 tests_mpi_alloc_fail_LDADD = $(TEST_LDADD) $(MPI_LIBS)
+# The boundary-row kernel of the distributed product: its CPU reference against plain sums, and
+# (spmv_dist_gpu, 77 without a GPU) the GPU kernel against the reference, bit for bit.
+check_PROGRAMS += tests/kernels/spmv_dist tests/kernels/spmv_dist_gpu
+tests_kernels_spmv_dist_SOURCES = %reldir%/kernels/spmv_dist.c
+tests_kernels_spmv_dist_LDADD = $(TEST_LDADD)
+tests_kernels_spmv_dist_gpu_SOURCES = %reldir%/kernels/spmv_dist.c
+tests_kernels_spmv_dist_gpu_CPPFLAGS = $(AM_CPPFLAGS) -DSPS_TEST_GPU
+tests_kernels_spmv_dist_gpu_LDADD = $(TEST_LDADD) $(CUDA_LIBS)
+TESTS += tests/kernels/spmv_dist tests/kernels/spmv_dist_gpu
+else
+EXTRA_DIST += %reldir%/kernels/spmv_dist.c
 endif
 MPI_TESTS = %reldir%/mpi/spmv-np2.sh %reldir%/mpi/spmv-np4.sh \
 	%reldir%/mpi/solvers-np2.sh %reldir%/mpi/solvers-np4.sh %reldir%/mpi/partition-np4.sh \
