@@ -615,7 +615,7 @@ const sps_backend sps_backend_cuda = {
 /*
  * The split reductions of a distributed context with more than one rank. A reduction's sums
  * must meet the other ranks' on the host, so the steps run in three parts: a kernel of
- * core/cuda/dist_steps.cu leaves per-block partial sums (and does the step's elementwise
+ * core/cuda/split_steps.cu leaves per-block partial sums (and does the step's elementwise
  * work), the host reads them back with the state block, merges the blocks and the ranks
  * (sps_comm_sum), closes the step with core/krylov_state.h's functions, and writes the state
  * back. Each costs a host synchronisation, so the batches of iterations are not captured in
