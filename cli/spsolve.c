@@ -347,8 +347,13 @@ int main(int argc, char **argv)
     break;
   }
 #ifdef SPS_HAVE_MPI
-  /* Under an MPI launcher the solve runs on the ranks (cli/mpi.c); --stats runs on rank 0. */
-  if (cli_mpi_launched()) {
+  /* Under an MPI launcher the solve runs on the ranks (cli/mpi.c); --stats runs on rank 0.
+   * A caller that initialised MPI itself (the allocation-failure test, which runs this main
+   * path in a process of its own that an MPI singleton marks as launched) gets the
+   * single-process run. */
+  int mpi_up = 0;
+  MPI_Initialized(&mpi_up);
+  if (cli_mpi_launched() && !mpi_up) {
     int provided, rank;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
