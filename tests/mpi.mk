@@ -31,6 +31,6 @@ MPI_TESTS = %reldir%/mpi/spmv-np2.sh %reldir%/mpi/spmv-np4.sh \
 	%reldir%/mpi/api-np2.sh %reldir%/mpi/api-np4.sh %reldir%/mpi/alloc-fail-np2.sh \
 	%reldir%/mpi/spmv-cuda-np2.sh %reldir%/mpi/solvers-cuda-np2.sh %reldir%/mpi/api-cuda-np2.sh
 TESTS += $(MPI_TESTS)
-EXTRA_DIST += $(MPI_TESTS) %reldir%/mpi/run.sh %reldir%/mpi/mpitest.h %reldir%/mpi/spmv.c \
+EXTRA_DIST += $(MPI_TESTS) %reldir%/mpi/run.sh %reldir%/mpi/lsan-openmpi.supp %reldir%/mpi/mpitest.h %reldir%/mpi/spmv.c \
 	%reldir%/mpi/solvers.c %reldir%/mpi/partition.c %reldir%/mpi/api.c %reldir%/mpi/alloc_fail.c \
 	%reldir%/mpi/dist_ops.h

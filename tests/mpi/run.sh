@@ -26,6 +26,13 @@ if "$mpirun" --version 2>&1 | grep -q "Open MPI"; then
   # A rank that waits gives its core up at once: there are more ranks than cores.
   OMPI_MCA_mpi_yield_when_idle=${OMPI_MCA_mpi_yield_when_idle:-1}
   export OMPI_MCA_btl_vader_single_copy_mechanism OMPI_MCA_mpi_yield_when_idle
+  # A sanitizer build (configure --enable-sanitizers): Open MPI's blocks live until exit, in
+  # components it loads and unloads; kept loaded and unwound fully, their stacks name Open
+  # MPI's libraries, which tests/mpi/lsan-openmpi.supp suppresses (no effect in other builds).
+  LSAN_OPTIONS="suppressions=${SPS_SRCDIR:-.}/tests/mpi/lsan-openmpi.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+  OMPI_MCA_mca_base_component_disable_dlclose=1
+  export LSAN_OPTIONS ASAN_OPTIONS OMPI_MCA_mca_base_component_disable_dlclose
 fi
 OMP_NUM_THREADS=${SPS_MPI_THREADS:-1}
 export OMP_NUM_THREADS
