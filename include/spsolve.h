@@ -748,8 +748,10 @@ sps_status sps_solver_set_gmres_fused(sps_solver *solver, int enable);
  * nonzero (CG only; off by default): one reduction per iteration, started before the
  * preconditioner and the product and finished after them, so that on a distributed context
  * its exchange (MPI_Iallgather) runs behind them; it costs four more vectors and updates.
- * Its recurrences differ from CG's, so its rounding, and sometimes its iteration count,
- * differ too (doc/performance.md gives the counts on the shared SPD matrices). The iteration
+ * Its recurrences differ from CG's and lose accuracy on ill-conditioned matrices: it takes
+ * CG's iteration count (or one more) on well-conditioned ones and up to 2.6 times CG's on the
+ * ill-conditioned shared SPD matrices, where it restarts from the true residual when its
+ * recurrences break down (doc/performance.md gives the counts). The iteration
  * is driven from the host (one read of its sums per iteration). A change takes effect at the
  * next setup.
  */
