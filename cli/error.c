@@ -5,6 +5,12 @@
 #include "error.h"
 
 static cli_error last;
+static int quiet = 0;
+
+void cli_error_quiet(int on)
+{
+  quiet = on;
+}
 
 int cli_fail(sps_status status, int exit_code, const char *fmt, ...)
 {
@@ -13,7 +19,7 @@ int cli_fail(sps_status status, int exit_code, const char *fmt, ...)
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  fprintf(stderr, "spsolve: %s\n", msg);
+  if (!quiet) fprintf(stderr, "spsolve: %s\n", msg);
   if (!last.set) {
     last.set = 1;
     last.status = status;

@@ -21,6 +21,10 @@ int cli_fail(sps_status status, int exit_code, const char *fmt, ...)
 #endif
     ;
 
+/* Record failures without printing them (the ranks of a distributed run but rank 0, whose
+ * failures are the same). */
+void cli_error_quiet(int on);
+
 /* The failure recorded, or NULL when there was none. */
 const cli_error *cli_last_error(void);
 

@@ -1,4 +1,4 @@
-/* info.c: --version (package, CUDA support, CUDA device probe) and --list-spmv (the variant table).
+/* info.c: --version (package, CUDA and MPI support, CUDA device probe) and --list-spmv (the variant table).
  */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
@@ -15,6 +15,17 @@ void cli_print_version(void)
   char name[256];
   printf("spsolve %s (libspsolve %s)\n", PACKAGE_VERSION, sps_version());
   printf("CUDA support: %s\n", sps_have_cuda() ? "yes" : "no");
+  printf("MPI support: %s\n",
+#ifdef SPS_HAVE_MPI
+#ifdef SPS_HAVE_METIS
+         "yes (mpirun -np P spsolve; METIS partitioning)"
+#else
+         "yes (mpirun -np P spsolve; no METIS)"
+#endif
+#else
+         "no"
+#endif
+  );
   printf("Compressed input: %s\n", ""
 #ifdef SPS_HAVE_ZLIB
                                     "gzip "

@@ -15,5 +15,9 @@ spsolve_SOURCES = \
 	%reldir%/stats.h \
 	%reldir%/stats.c \
 	%reldir%/progress.h \
-	%reldir%/progress.c
-spsolve_LDADD = libspsolve.la
+	%reldir%/progress.c \
+	%reldir%/run.h \
+	%reldir%/run.c \
+	%reldir%/mpi_run.h \
+	%reldir%/mpi.c
+spsolve_LDADD = libspsolve.la $(MPI_LIBS)

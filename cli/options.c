@@ -44,6 +44,10 @@ typedef enum opt_id {
   OPT_QUIET,
   OPT_ALLOW_NONFINITE,
   OPT_VERBOSE,
+  OPT_PIPELINED,
+  OPT_PARTITION,
+  OPT_READ,
+  OPT_TIMELINE,
   OPT_HELP,
   OPT_VERSION
 } opt_id;
@@ -83,6 +87,10 @@ static const opt_spec option_table[] = {
     {"quiet", 'q', ARG_NONE, OPT_QUIET},
     {"allow-nonfinite", 0, ARG_NONE, OPT_ALLOW_NONFINITE},
     {"verbose", 'v', ARG_NONE, OPT_VERBOSE},
+    {"pipelined", 0, ARG_NONE, OPT_PIPELINED},
+    {"partition", 0, ARG_REQUIRED, OPT_PARTITION},
+    {"read", 0, ARG_REQUIRED, OPT_READ},
+    {"timeline", 0, ARG_REQUIRED, OPT_TIMELINE},
     {"help", 'h', ARG_NONE, OPT_HELP},
     {"version", 0, ARG_NONE, OPT_VERSION},
 };
@@ -132,6 +140,25 @@ void cli_print_help(void)
         "                        batch of inner iterations as one kernel in one thread-block\n"
         "                        cluster, with the same bits (ignored elsewhere; off by\n"
         "                        default, faster on some small matrices, slower on others)\n"
+        "  --pipelined           pipelined CG (Ghysels and Vanroose): one reduction an\n"
+        "                        iteration, overlapped with the preconditioner and the SpMV;\n"
+        "                        its rounding differs from CG's, and on ill-conditioned\n"
+        "                        matrices it needs more iterations (up to 2.6 times on\n"
+        "                        the shared SPD matrices)\n"
+        "\n"
+        "Distributed (under mpirun, in a build configured --with-mpi):\n"
+        "  mpirun -np P spsolve [OPTIONS] A.mtx spreads the rows of A over P ranks (one GPU\n"
+        "  each, picked by the rank's place on its node, or the CPU); rank 0 prints the report,\n"
+        "  which adds the partition and the time spent communicating.\n"
+        "  --partition contiguous|metis\n"
+        "                        contiguous blocks of rows (default) or METIS graph\n"
+        "                        partitioning, which cuts the couplings between ranks\n"
+        "  --read root|each      rank 0 reads A and sends each rank its rows (default), or\n"
+        "                        every rank reads the file and keeps its contiguous block\n"
+        "                        (no rank holds the whole matrix; contiguous only)\n"
+        "  --timeline FILE       write every rank's halo exchanges, local and boundary\n"
+        "                        products and reductions of the solve as TSV (rank, event,\n"
+        "                        start and end seconds); bench/plot-timeline.py draws it\n"
         "\n"
         "Device and kernel:\n"
         "  --device auto|cpu|cuda|cuda:N\n"
@@ -275,12 +302,15 @@ static int parse_device(const char *text, cli_options *opt)
   if (strcmp(text, "auto") == 0) {
     opt->device = SPS_DEVICE_AUTO;
     opt->device_index = 0;
+    opt->device_index_given = 0;
   } else if (strcmp(text, "cpu") == 0) {
     opt->device = SPS_DEVICE_CPU;
     opt->device_index = 0;
+    opt->device_index_given = 0;
   } else if (strcmp(text, "cuda") == 0) {
     opt->device = SPS_DEVICE_CUDA;
     opt->device_index = 0;
+    opt->device_index_given = 0;
   } else if (strncmp(text, "cuda:", 5) == 0) {
     char *end;
     errno = 0;
@@ -291,6 +321,7 @@ static int parse_device(const char *text, cli_options *opt)
                          text);
     opt->device = SPS_DEVICE_CUDA;
     opt->device_index = (int)v;
+    opt->device_index_given = 1;
   } else {
     return usage_error("invalid value '%s' for --device: expected auto, cpu, cuda or cuda:N", text);
   }
@@ -496,6 +527,29 @@ static int apply_option(const opt_spec *spec, const char *val, cli_options *opt,
     return parse_int(name, val, 1, &opt->maxit);
   case OPT_RESTART:
     return parse_int(name, val, 1, &opt->restart);
+  case OPT_PIPELINED:
+    opt->pipelined = 1;
+    return 0;
+  case OPT_PARTITION:
+    if (strcmp(val, "contiguous") == 0)
+      opt->partition = 0;
+    else if (strcmp(val, "metis") == 0)
+      opt->partition = 1;
+    else
+      return usage_error("invalid value '%s' for --partition: expected contiguous or metis", val);
+    return 0;
+  case OPT_READ:
+    if (strcmp(val, "root") == 0)
+      opt->read_each = 0;
+    else if (strcmp(val, "each") == 0)
+      opt->read_each = 1;
+    else
+      return usage_error("invalid value '%s' for --read: expected root or each", val);
+    return 0;
+  case OPT_TIMELINE:
+    if (val[0] == '\0') return usage_error("invalid value '' for --timeline: expected a file name");
+    opt->timeline_path = val;
+    return 0;
   case OPT_FLEXIBLE:
     opt->flexible = 1;
     return 0;

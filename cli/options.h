@@ -70,6 +70,7 @@ typedef struct cli_options {
   int gmres_fused; /* --gmres-fused: GMRES's fused cluster cycle */
   sps_device_kind device;
   int device_index;
+  int device_index_given; /* --device cuda:N named the index */
   sps_spmv_kind spmv;
   int spmv_given; /* --spmv was on the command line */
   int threads_per_row;
@@ -77,6 +78,11 @@ typedef struct cli_options {
   cli_progress_mode progress;
   int history, json, quiet, verbose;
   int allow_nonfinite; /* --allow-nonfinite: read NaN and Inf in A and b */
+  int pipelined;       /* --pipelined: pipelined CG */
+  /* A run under mpirun (a build with MPI): */
+  int partition;             /* --partition: 0 contiguous (the default), 1 metis */
+  int read_each;             /* --read each: every rank reads its rows; 0: rank 0 reads */
+  const char *timeline_path; /* --timeline FILE: the events of every rank, or NULL */
 } cli_options;
 
 /*

@@ -1,5 +1,6 @@
 /* report.c: spsolve's text report and its JSON object, and the matrix statistics of --verbose. */
 #include <math.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "report.h"
@@ -167,6 +168,33 @@ static void cli_report_spmv_text(FILE *out, const sps_spmv_choice_info *ci)
     fprintf(out, "  cache         %s\n", ci->cache_note[0] ? ci->cache_note : "off");
 }
 
+/* A distributed run: the ranks, the partition and where the time went. */
+static void cli_report_dist_text(FILE *out, const cli_report *r)
+{
+  const cli_dist *d = r->dist;
+  fprintf(out, "ranks           %d (%s partition, %s)\n", d->ranks, d->partition,
+          !strcmp(d->read, "each") ? "every rank read its rows" : "rank 0 read A and sent the rows");
+  fprintf(out, "  rows/rank     %lld .. %lld (imbalance %.3f), entries %lld .. %lld (imbalance %.3f)\n",
+          (long long)d->rows_min, (long long)d->rows_max, d->imbalance_rows,
+          (long long)d->nnz_min, (long long)d->nnz_max, d->imbalance_nnz);
+  fprintf(out, "  halo          %lld entries of x a product (at most %lld a rank, %d neighbours); "
+               "%lld entries couple ranks\n",
+          (long long)d->halo_total, (long long)d->halo_max, d->neighbors_max, (long long)d->cut_nnz);
+  fprintf(out, "  overlap       %.0f%% of a rank's rows (the least) are multiplied while the halo "
+               "travels\n",
+          100.0 * d->overlap_min);
+  fprintf(out, "  communication %.4f s, %.1f%% of the solve (the most of a rank; each part the "
+               "most of a rank): halo start %.4f s, wait %.4f s, reductions %.4f s\n",
+          d->comm_max, r->t_solve > 0.0 ? 100.0 * d->comm_max / r->t_solve : 0.0, d->halo_start,
+          d->halo_wait, d->reduce);
+  fprintf(out, "  products      rows free of the halo %.4f s, boundary rows %.4f s (the most of "
+               "a rank); %lld halo exchanges, %lld reductions on rank 0%s\n",
+          d->spmv_local, d->spmv_boundary, (long long)d->halo_exchanges,
+          (long long)d->reductions, d->cuda_aware ? " (CUDA-aware MPI)" : "");
+  if (d->timeline_path)
+    fprintf(out, "  timeline      %s (%lld events)\n", d->timeline_path, (long long)d->timeline_events);
+}
+
 void cli_report_text(FILE *out, const cli_report *r)
 {
   const cli_options *o = r->opt;
@@ -187,11 +215,13 @@ void cli_report_text(FILE *out, const cli_report *r)
     fprintf(out, "rhs             %s\n", rhs_name(o->rhs));
   if (o->x0_path) fprintf(out, "x0              %s\n", o->x0_path);
   fprintf(out, "device          %s\n", r->device);
+  if (r->dist) cli_report_dist_text(out, r);
   fprintf(out, "solver          %s", sps_solver_type_name(r->solver));
   if (r->solver == SPS_SOLVER_GMRES) {
     fprintf(out, "(%d)%s", r->restart, cli_report_flexible(r) ? ", flexible" : "");
     if (r->restart < o->restart) fprintf(out, " (restart %d capped at n)", o->restart);
   }
+  if (r->solver == SPS_SOLVER_CG && o->pipelined) fputs(" (pipelined)", out);
   if (r->opt->solver == CLI_SOLVER_AUTO) fputs(" (chosen automatically)", out);
   fprintf(out, ", rtol %g, atol %g, dtol %g, maxit %d\n", o->rtol, o->atol, o->dtol, o->maxit);
   cli_report_precond_text(out, r);
@@ -444,6 +474,47 @@ void cli_report_json(FILE *out, const cli_report *r)
   fprintf(out, "%d", r->restart);
   json_key(out, "flexible");
   fputs(cli_report_flexible(r) ? "true" : "false", out);
+  json_key(out, "pipelined");
+  fputs(r->solver == SPS_SOLVER_CG && o->pipelined ? "true" : "false", out);
+  json_key(out, "distributed");
+  if (r->dist) {
+    const cli_dist *d = r->dist;
+    fprintf(out, "{\"ranks\": %d, \"partition\": ", d->ranks);
+    json_string(out, d->partition);
+    fputs(", \"read\": ", out);
+    json_string(out, d->read);
+    fprintf(out, ", \"reordered\": %s, \"cuda_aware\": %s, \"rows_min\": %lld, \"rows_max\": %lld, "
+                 "\"nnz_min\": %lld, \"nnz_max\": %lld, \"imbalance_rows\": ",
+            d->reordered ? "true" : "false", d->cuda_aware ? "true" : "false",
+            (long long)d->rows_min, (long long)d->rows_max, (long long)d->nnz_min,
+            (long long)d->nnz_max);
+    json_number(out, d->imbalance_rows);
+    fputs(", \"imbalance_nnz\": ", out);
+    json_number(out, d->imbalance_nnz);
+    fprintf(out, ", \"halo_total\": %lld, \"halo_max\": %lld, \"cut_nnz\": %lld, "
+                 "\"neighbors_max\": %d, \"overlap_min\": ",
+            (long long)d->halo_total, (long long)d->halo_max, (long long)d->cut_nnz,
+            d->neighbors_max);
+    json_number(out, d->overlap_min);
+    const double t[6] = {d->halo_start, d->spmv_local, d->halo_wait, d->spmv_boundary, d->reduce,
+                         d->comm_max};
+    static const char *const names[6] = {"time_halo_start", "time_spmv_local", "time_halo_wait",
+                                         "time_spmv_boundary", "time_reduce", "time_comm"};
+    for (int k = 0; k < 6; k++) {
+      fprintf(out, ", \"%s\": ", names[k]);
+      json_number(out, t[k]);
+    }
+    fprintf(out, ", \"halo_exchanges\": %lld, \"reductions\": %lld, \"halo_bytes\": %lld, "
+                 "\"timeline\": ",
+            (long long)d->halo_exchanges, (long long)d->reductions, (long long)d->halo_bytes);
+    if (d->timeline_path)
+      json_string(out, d->timeline_path);
+    else
+      fputs("null", out);
+    fputc('}', out);
+  } else {
+    fputs("null", out);
+  }
   json_key(out, "iterations");
   fprintf(out, "%d", r->iterations);
   json_key(out, "converged");

@@ -17,6 +17,26 @@ typedef struct cli_matrix_stats {
   long long file_bytes;     /* size of the file on disk, -1 when unknown */
 } cli_matrix_stats;
 
+/* What a run under mpirun adds to the report (cli/mpi.c): the partition and where the time
+ * went, the largest of the ranks' times. */
+typedef struct cli_dist {
+  int ranks;
+  const char *partition;      /* "contiguous" or "metis" */
+  const char *read;           /* "root" (rank 0 read and sent) or "each" (every rank read) */
+  int reordered;              /* rows free of the halo first on each rank */
+  int cuda_aware;             /* device buffers handed to MPI */
+  int64_t rows_min, rows_max, nnz_min, nnz_max;
+  double imbalance_rows, imbalance_nnz; /* the most loaded rank over the mean */
+  int64_t halo_total, halo_max, cut_nnz;
+  int neighbors_max;
+  double overlap_min;         /* the least share of a rank's rows before its first boundary row */
+  double halo_start, spmv_local, halo_wait, spmv_boundary, reduce; /* seconds, most of a rank */
+  double comm_max;            /* halo start + wait + reductions of the rank that spent most */
+  int64_t halo_exchanges, reductions, halo_bytes; /* rank 0's counts */
+  const char *timeline_path;  /* --timeline FILE, or NULL */
+  int64_t timeline_events;    /* events written (every rank) */
+} cli_dist;
+
 typedef struct cli_report {
   const cli_options *opt;
   int64_t nrows, ncols, nnz;
@@ -41,6 +61,7 @@ typedef struct cli_report {
   double t_load, t_setup, t_solve;   /* seconds */
   const double *history;             /* residual norms, NULL unless --history */
   int history_count;
+  const cli_dist *dist;              /* a distributed run's facts, or NULL */
   int exit_code;
 } cli_report;
 

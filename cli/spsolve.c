@@ -1,4 +1,7 @@
 /* spsolve.c: the spsolve command: read A (and b), solve A x = b with a Krylov method, report. */
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,8 +14,13 @@
 #include "options.h"
 #include "progress.h"
 #include "report.h"
+#include "mpi_run.h"
 #include "rhs.h"
+#include "run.h"
 #include "spsolve.h"
+#ifdef SPS_HAVE_MPI
+#include <mpi.h>
+#endif
 
 /* Everything one run owns; cli_state_free() releases it in reverse order of creation. */
 typedef struct cli_state {
@@ -36,55 +44,10 @@ static void cli_state_free(cli_state *s)
   free(s->host_x);
 }
 
-/* Wall clock in seconds, monotonic; times the load, which the library does not time. */
-static double wall_seconds(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/*
- * The exit code of a failed library call: bad input, a missing device or an unsupported
- * request are the user's to fix (2); memory, CUDA and internal failures are runtime (3).
- */
-static int exit_code_of(sps_status st)
-{
-  switch (st) {
-  case SPS_ERR_ARGUMENT:
-  case SPS_ERR_SIZE:
-  case SPS_ERR_UNSUPPORTED:
-  case SPS_ERR_IO:
-  case SPS_ERR_NO_DEVICE:
-    return CLI_EXIT_USAGE;
-  case SPS_ERR_INTERRUPTED:
-    return CLI_EXIT_INTERRUPTED;
-  default:
-    return CLI_EXIT_RUNTIME;
-  }
-}
-
-/*
- * The library's message in the tool's words: the reader names its flag
- * SPS_MM_ALLOW_NONFINITE, which the tool spells --allow-nonfinite.
- */
-static void translate_message(const char *msg, char *out, size_t len)
-{
-  static const char flag[] = "pass SPS_MM_ALLOW_NONFINITE";
-  const char *at = strstr(msg, flag);
-  if (at)
-    snprintf(out, len, "%.*suse --allow-nonfinite%s", (int)(at - msg), msg, at + sizeof flag - 1);
-  else
-    snprintf(out, len, "%s", msg);
-}
-
 /* Report a failed call with the context's message and return its exit code. */
 static int library_error(const cli_state *s, sps_status st, const char *what)
 {
-  const char *msg = s->ctx ? sps_context_last_error(s->ctx) : "";
-  char text[1200];
-  translate_message(msg[0] ? msg : sps_status_string(st), text, sizeof text);
-  return cli_fail(st, exit_code_of(st), "%s: %s", what, text);
+  return cli_library_error(s->ctx, st, what);
 }
 
 static const char *device_option_text(const cli_options *opt, char *buf, size_t len)
@@ -101,7 +64,7 @@ static int open_device(cli_state *s, const cli_options *opt, cli_report *r)
   char buf[32];
   sps_status st = sps_context_create(&s->ctx, opt->device, opt->device_index);
   if (st != SPS_SUCCESS) {
-    return cli_fail(st, exit_code_of(st), "--device %s: %s",
+    return cli_fail(st, cli_exit_code_of(st), "--device %s: %s",
                     device_option_text(opt, buf, sizeof buf), sps_context_create_error());
   }
   st = sps_context_get_device_name(s->ctx, r->device, sizeof r->device);
@@ -129,14 +92,14 @@ static int open_device(cli_state *s, const cli_options *opt, cli_report *r)
 /* Read A, refuse a rectangular one, and gather what the report says about it. */
 static int load_matrix(cli_state *s, const cli_options *opt, cli_report *r)
 {
-  double t0 = wall_seconds();
+  double t0 = cli_wall_seconds();
   cli_progress_load_begin(&s->progress);
   sps_status st = sps_context_set_read_progress(s->ctx, cli_progress_load, &s->progress);
   if (st == SPS_SUCCESS)
     st = sps_matrix_read_mm(s->ctx, &s->A, opt->matrix_path,
                             opt->allow_nonfinite ? SPS_MM_ALLOW_NONFINITE : 0);
   cli_progress_end(&s->progress);
-  r->t_load = wall_seconds() - t0;
+  r->t_load = cli_wall_seconds() - t0;
   if (st != SPS_SUCCESS) return library_error(s, st, "cannot read A");
   st = sps_matrix_get_size(s->A, &r->nrows, &r->ncols, &r->nnz);
   if (st != SPS_SUCCESS) return library_error(s, st, "matrix size");
@@ -241,16 +204,6 @@ static int make_rhs(cli_state *s, const cli_options *opt, cli_report *r)
   return 0;
 }
 
-/* The parameters of --precond NAME:ARGS and --precond-param, in order. */
-static sps_status set_precond_params(sps_solver *sv, const cli_options *opt)
-{
-  for (int k = 0; k < opt->nparams; k++) {
-    const sps_status st = sps_solver_set_precond_param(sv, opt->params[k].name, opt->params[k].value);
-    if (st != SPS_SUCCESS) return st;
-  }
-  return SPS_SUCCESS;
-}
-
 /* Create, configure, set up and run the solver, then read its results into the report. */
 static int run_solver(cli_state *s, const cli_options *opt, cli_report *r)
 {
@@ -259,20 +212,7 @@ static int run_solver(cli_state *s, const cli_options *opt, cli_report *r)
       opt->solver == CLI_SOLVER_AUTO ? SPS_SOLVER_AUTO : (sps_solver_type)opt->solver);
   if (st != SPS_SUCCESS) return library_error(s, st, "cannot create the solver");
   sps_solver *sv = s->solver;
-  if ((st = sps_solver_set_tolerances(sv, opt->rtol, opt->atol)) != SPS_SUCCESS ||
-      (st = sps_solver_set_dtol(sv, opt->dtol)) != SPS_SUCCESS ||
-      (st = sps_solver_set_max_iterations(sv, opt->maxit)) != SPS_SUCCESS ||
-      (st = sps_solver_set_restart(sv, opt->restart)) != SPS_SUCCESS ||
-      (st = sps_solver_set_flexible(sv, opt->flexible)) != SPS_SUCCESS ||
-      (st = sps_solver_set_gmres_fused(sv, opt->gmres_fused)) != SPS_SUCCESS ||
-      (st = sps_solver_set_precond(sv, opt->precond)) != SPS_SUCCESS ||
-      (st = set_precond_params(sv, opt)) != SPS_SUCCESS ||
-      (st = sps_solver_set_spmv(sv, opt->spmv, opt->threads_per_row)) != SPS_SUCCESS ||
-      (st = sps_solver_set_history(sv, opt->history)) != SPS_SUCCESS ||
-      (st = sps_solver_set_zero_guess(sv, opt->x0_path == NULL)) != SPS_SUCCESS ||
-      (opt->monitor_every > 0 &&
-       (st = sps_solver_set_monitor(sv, cli_progress_monitor, &s->progress, opt->monitor_every)) !=
-           SPS_SUCCESS) ||
+  if ((st = cli_solver_settings(sv, opt, &s->progress)) != SPS_SUCCESS ||
       (st = sps_solver_set_progress(sv, cli_progress_solve, &s->progress, 0.2)) != SPS_SUCCESS)
     return library_error(s, st, "solver options");
   st = sps_solver_setup(sv, s->A);
@@ -285,20 +225,7 @@ static int run_solver(cli_state *s, const cli_options *opt, cli_report *r)
   st = sps_solver_solve(sv, s->b, s->x);
   cli_progress_end(&s->progress);
   if (st != SPS_SUCCESS) return library_error(s, st, "solve failed");
-  if ((st = sps_solver_get_method(sv, &r->solver, &r->precond)) != SPS_SUCCESS ||
-      (st = sps_solver_get_precond_info(sv, &r->pcinfo)) != SPS_SUCCESS ||
-      (st = sps_solver_get_attempts(sv, &r->attempts, &r->attempt_count)) != SPS_SUCCESS)
-    return library_error(s, st, "solver results");
-  if ((st = sps_solver_get_iterations(sv, &r->iterations)) != SPS_SUCCESS ||
-      (st = sps_solver_get_reason(sv, &r->reason)) != SPS_SUCCESS ||
-      (st = sps_solver_get_residual(sv, &r->residual_abs, &r->residual_rel)) != SPS_SUCCESS ||
-      (st = sps_solver_get_spmv(sv, &r->spmv, &r->threads_per_row)) != SPS_SUCCESS ||
-      (st = sps_solver_get_spmv_choice(sv, &r->spmv_choice)) != SPS_SUCCESS ||
-      (st = sps_solver_get_restart(sv, &r->restart)) != SPS_SUCCESS ||
-      (st = sps_solver_get_times(sv, &r->t_setup, &r->t_solve)) != SPS_SUCCESS ||
-      (opt->history &&
-       (st = sps_solver_get_history(sv, &r->history, &r->history_count)) != SPS_SUCCESS))
-    return library_error(s, st, "solver results");
+  if ((st = cli_solver_results(sv, r)) != SPS_SUCCESS) return library_error(s, st, "solver results");
   return 0;
 }
 
@@ -419,6 +346,30 @@ int main(int argc, char **argv)
   case CLI_ACTION_SOLVE:
     break;
   }
+#ifdef SPS_HAVE_MPI
+  /* Under an MPI launcher the solve runs on the ranks (cli/mpi.c); --stats runs on rank 0.
+   * A caller that initialised MPI itself (the allocation-failure test, which runs this main
+   * path in a process of its own that an MPI singleton marks as launched) gets the
+   * single-process run. */
+  int mpi_up = 0;
+  MPI_Initialized(&mpi_up);
+  if (cli_mpi_launched() && !mpi_up) {
+    int provided, rank;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (opt.action == CLI_ACTION_STATS)
+      code = rank == 0 ? matrix_stats(&opt, &reported) : 0;
+    else
+      code = cli_solve_mpi(&opt, &reported);
+    if (rank != 0) reported = 1;
+    if (code >= CLI_EXIT_USAGE && opt.json && !opt.quiet && !reported)
+      cli_report_json_error(stdout, cli_last_error(), code);
+    if (fflush(stdout) != 0 && code < CLI_EXIT_USAGE)
+      code = cli_fail(SPS_ERR_IO, CLI_EXIT_RUNTIME, "standard output: %s", strerror(errno));
+    MPI_Finalize();
+    return code;
+  }
+#endif
   code = opt.action == CLI_ACTION_STATS ? matrix_stats(&opt, &reported) : solve(&opt, &reported);
   /* Scripts read --json: a failure is one JSON object too, with the status and the message. */
   if (code >= CLI_EXIT_USAGE && opt.json && !opt.quiet && !reported)

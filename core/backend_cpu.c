@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "comm.h"
 #include "compensated_sum.h"
 #include "csum_lanes.h"
 #include "internal.h"
@@ -11,7 +12,9 @@
 #define SPS_OMP_MIN 8192
 
 /* Every reduction adds rounded products into compensated sums (core/compensated_sum.h), so
- * its result does not depend on the number of threads, and matches the CUDA backend's. */
+ * its result does not depend on the number of threads, and matches the CUDA backend's. On a
+ * distributed context each reduction merges the ranks' sums (sps_comm_sum, core/comm.h)
+ * before rounding them, so neither does it depend on the number of ranks. */
 #pragma omp declare reduction(csum : sps_csum : sps_csum_merge(&omp_out, omp_in)) \
     initializer(omp_priv = sps_csum_zero())
 
@@ -94,13 +97,23 @@ static sps_status cpu_pointwise_mult(sps_context *ctx, int64_t n, const double *
   return SPS_SUCCESS;
 }
 
+/* y[k] <- x[idx[k]]: the halo entries of x packed for a distributed product. */
+static sps_status cpu_gather(sps_context *ctx, int64_t n, const int32_t *idx, const double *x,
+                             double *y)
+{
+  (void)ctx;
+#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
+  for (int64_t k = 0; k < n; k++) y[k] = x[idx[k]];
+  return SPS_SUCCESS;
+}
+
 static sps_status cpu_dot(sps_context *ctx, int64_t n, const double *x, const double *y,
                           double *result)
 {
-  (void)ctx;
   sps_csum s = sps_csum_zero();
 #pragma omp parallel for schedule(static) reduction(csum : s) if (n > SPS_OMP_MIN)
   for (int64_t i = 0; i < n; i++) sps_csum_add(&s, x[i] * y[i]);
+  SPS_CHECK(sps_comm_sum(ctx, &s, 1, NULL, 0));
   *result = sps_csum_value(s);
   return SPS_SUCCESS;
 }
@@ -112,7 +125,6 @@ static sps_status cpu_dot(sps_context *ctx, int64_t n, const double *x, const do
  */
 static sps_status cpu_nrm2(sps_context *ctx, int64_t n, const double *x, double *result)
 {
-  (void)ctx;
   sps_csum ss = sps_csum_zero();
   double amax = 0.0;
   int nan = 0;
@@ -124,7 +136,10 @@ static sps_status cpu_nrm2(sps_context *ctx, int64_t n, const double *x, double 
     if (a > amax) amax = a;
     if (a != a) nan = 1;
   }
-  const int e = nan ? 0 : sps_nrm2_scale_exponent(amax);
+  /* max |x_i| and the NaN flag over the ranks ride with the sum */
+  double mx[2] = {amax, nan ? 1.0 : 0.0};
+  SPS_CHECK(sps_comm_sum(ctx, &ss, 1, mx, 2));
+  const int e = mx[1] != 0.0 ? 0 : sps_nrm2_scale_exponent(mx[0]);
   if (e == 0) {
     *result = sqrt(sps_csum_value(ss));
     return SPS_SUCCESS;
@@ -137,19 +152,20 @@ static sps_status cpu_nrm2(sps_context *ctx, int64_t n, const double *x, double 
     const double xi = x[i] * scale;
     sps_csum_add(&s2, xi * xi);
   }
+  SPS_CHECK(sps_comm_sum(ctx, &s2, 1, NULL, 0));
   *result = ldexp(sqrt(sps_csum_value(s2)), e);
   return SPS_SUCCESS;
 }
 
 /*
- * out[l] <- c[l].x for l < 4: four dot products in one pass over x. Each is the compensated sum
- * that cpu_dot forms: the same products added in the same order, over the same static
- * partition of i among the threads, each thread's partial merged into a zero sum as the
- * OpenMP reduction of cpu_dot merges it; so each out[l] has cpu_dot's bits. The four sums are
+ * out[l] <- c[l].x for l < 4, as compensated sums: four dot products in one pass over x. Each
+ * is the sum that cpu_dot forms: the same products added in the same order, over the same
+ * static partition of i among the threads, each thread's partial merged into a zero sum as the
+ * OpenMP reduction of cpu_dot merges it; so each value has cpu_dot's bits. The four sums are
  * independent chains of additions, so they run at the adders' throughput where one dot runs
  * at their latency. A column given twice costs its pass and gives the same value twice.
  */
-static void cpu_dot4(int64_t n, const double *const c[4], const double *x, double out[4])
+static void cpu_dot4(int64_t n, const double *const c[4], const double *x, sps_csum out[4])
 {
   sps_csum s[4];
   for (int l = 0; l < 4; l++) s[l] = sps_csum_zero();
@@ -176,34 +192,40 @@ static void cpu_dot4(int64_t n, const double *const c[4], const double *x, doubl
 #pragma omp critical(sps_cpu_dot4)
     for (int l = 0; l < 4; l++) sps_csum_merge(&s[l], p[l]);
   }
-  for (int l = 0; l < 4; l++) out[l] = sps_csum_value(s[l]);
+  for (int l = 0; l < 4; l++) out[l] = s[l];
 }
 
 /* h[j] <- x.x when with_xx (j = 0) and then V(:, q).x for q < k (j = q + with_xx), four
- * columns per pass over x. */
-static void cpu_gemv_t_cols(int64_t n, int with_xx, int k, const double *V, int64_t ldv,
-                            const double *x, double *h)
+ * columns per pass over x; on a distributed context the sums of up to SPS_COMM_MAX_SUMS
+ * columns cross the ranks in one exchange. */
+static sps_status cpu_gemv_t_cols(sps_context *ctx, int64_t n, int with_xx, int k,
+                                  const double *V, int64_t ldv, const double *x, double *h)
 {
   const int total = k + with_xx;
-  for (int j0 = 0; j0 < total; j0 += 4) {
-    const double *c[4];
-    double out[4];
-    for (int l = 0; l < 4; l++) {
-      const int j = j0 + l < total ? j0 + l : j0; /* past the end: repeat the first */
-      c[l] = with_xx && j == 0 ? x : V + (int64_t)(j - with_xx) * ldv;
+  sps_csum sums[SPS_COMM_MAX_SUMS];
+  for (int c0 = 0; c0 < total; c0 += SPS_COMM_MAX_SUMS) {
+    const int cc = total - c0 < SPS_COMM_MAX_SUMS ? total - c0 : SPS_COMM_MAX_SUMS;
+    for (int j0 = c0; j0 < c0 + cc; j0 += 4) {
+      const double *c[4];
+      sps_csum out[4];
+      for (int l = 0; l < 4; l++) {
+        const int j = j0 + l < c0 + cc ? j0 + l : j0; /* past the end: repeat the first */
+        c[l] = with_xx && j == 0 ? x : V + (int64_t)(j - with_xx) * ldv;
+      }
+      cpu_dot4(n, c, x, out);
+      for (int l = 0; l < 4 && j0 + l < c0 + cc; l++) sums[j0 + l - c0] = out[l];
     }
-    cpu_dot4(n, c, x, out);
-    for (int l = 0; l < 4 && j0 + l < total; l++) h[j0 + l] = out[l];
+    SPS_CHECK(sps_comm_sum(ctx, sums, cc, NULL, 0));
+    for (int j = 0; j < cc; j++) h[c0 + j] = sps_csum_value(sums[j]);
   }
+  return SPS_SUCCESS;
 }
 
 /* h[j] <- sum_i V[i + j*ldv] * x[i], j < k: each h[j] the bits of cpu_dot, four per pass. */
 static sps_status cpu_gemv_t(sps_context *ctx, int64_t n, int k, const double *V, int64_t ldv,
                              const double *x, double *h)
 {
-  (void)ctx;
-  cpu_gemv_t_cols(n, 0, k, V, ldv, x, h);
-  return SPS_SUCCESS;
+  return cpu_gemv_t_cols(ctx, n, 0, k, V, ldv, x, h);
 }
 
 /*
@@ -260,11 +282,8 @@ static sps_status cpu_cg_alpha(sps_context *ctx, int64_t n, const double *p, con
 {
   if (S->status != SPS_CG_RUNNING) return SPS_SUCCESS;
   double pq;
-  cpu_dot(ctx, n, p, q, &pq);
-  S->pq = pq;
-  if (!isfinite(pq)) S->status = SPS_CG_NAN;
-  else if (pq <= 0.0) S->status = SPS_CG_INDEFINITE_MATRIX;
-  else S->alpha = S->rz / pq;
+  SPS_CHECK(cpu_dot(ctx, n, p, q, &pq));
+  sps_cg_close_alpha(S, pq);
   return SPS_SUCCESS;
 }
 
@@ -274,10 +293,10 @@ static sps_status cpu_cg_update(sps_context *ctx, int64_t n, const double *p, co
                                 const double *dinv, double *x, double *r, double *z,
                                 sps_cg_state *S)
 {
-  (void)ctx;
   if (S->status != SPS_CG_RUNNING) return SPS_SUCCESS;
   const double alpha = S->alpha;
   if (S->deferred) dinv = NULL;
+  sps_csum sums[2] = {sps_csum_zero(), sps_csum_zero()};
   sps_csum rr_sum = sps_csum_zero(), rz_sum = sps_csum_zero();
 #pragma omp parallel for schedule(static) reduction(csum : rr_sum, rz_sum) if (n > SPS_OMP_MIN)
   for (int64_t i = 0; i < n; i++) {
@@ -290,8 +309,11 @@ static sps_status cpu_cg_update(sps_context *ctx, int64_t n, const double *p, co
       sps_csum_add(&rz_sum, ri * z[i]);
     }
   }
-  const double rr = sps_csum_value(rr_sum);
-  sps_cg_close_update(S, rr, dinv ? sps_csum_value(rz_sum) : rr);
+  sums[0] = rr_sum;
+  sums[1] = rz_sum;
+  SPS_CHECK(sps_comm_sum(ctx, sums, 2, NULL, 0));
+  const double rr = sps_csum_value(sums[0]);
+  sps_cg_close_update(S, rr, dinv ? sps_csum_value(sums[1]) : rr);
   return SPS_SUCCESS;
 }
 
@@ -301,7 +323,7 @@ static sps_status cpu_cg_rz(sps_context *ctx, int64_t n, const double *r, const 
 {
   if (S->status != SPS_CG_RUNNING) return SPS_SUCCESS;
   double rz;
-  cpu_dot(ctx, n, r, z, &rz);
+  SPS_CHECK(cpu_dot(ctx, n, r, z, &rz));
   sps_cg_close_rz(S, rz);
   return SPS_SUCCESS;
 }
@@ -312,6 +334,54 @@ static sps_status cpu_cg_direction(sps_context *ctx, int64_t n, const double *z,
 {
   if (S->status != SPS_CG_RUNNING) return SPS_SUCCESS;
   return cpu_axpby(ctx, n, 1.0, z, S->beta, p);
+}
+
+/* out[l] <- the compensated sums of x[l].y[l], l < k <= 4 (this rank's terms only). */
+static sps_status cpu_dots_local(sps_context *ctx, int64_t n, int k, const double *const *x,
+                                 const double *const *y, sps_csum *out)
+{
+  (void)ctx;
+  for (int l = 0; l < k; l++) {
+    sps_csum s = sps_csum_zero();
+    const double *a = x[l], *b = y[l];
+#pragma omp parallel for schedule(static) reduction(csum : s) if (n > SPS_OMP_MIN)
+    for (int64_t i = 0; i < n; i++) sps_csum_add(&s, a[i] * b[i]);
+    out[l] = s;
+  }
+  return SPS_SUCCESS;
+}
+
+/* The pipelined CG update (solvers/cg_pipelined.c) and the sums of the next iteration. */
+static sps_status cpu_pipecg_update(sps_context *ctx, int64_t n, double alpha, double beta,
+                                    const double *nv, const double *mv, double *z, double *q,
+                                    double *s, double *p, double *x, double *r, double *u,
+                                    double *w, sps_csum *out)
+{
+  (void)ctx;
+  sps_csum ru = sps_csum_zero(), wu = sps_csum_zero(), rr = sps_csum_zero();
+#pragma omp parallel for schedule(static) reduction(csum : ru, wu, rr) if (n > SPS_OMP_MIN)
+  for (int64_t i = 0; i < n; i++) {
+    const double zi = beta == 0.0 ? nv[i] : nv[i] + beta * z[i];
+    const double qi = beta == 0.0 ? mv[i] : mv[i] + beta * q[i];
+    const double si = beta == 0.0 ? w[i] : w[i] + beta * s[i];
+    const double pi = beta == 0.0 ? u[i] : u[i] + beta * p[i];
+    z[i] = zi;
+    q[i] = qi;
+    s[i] = si;
+    p[i] = pi;
+    x[i] += alpha * pi;
+    const double ri = r[i] - alpha * si, ui = u[i] - alpha * qi, wi = w[i] - alpha * zi;
+    r[i] = ri;
+    u[i] = ui;
+    w[i] = wi;
+    sps_csum_add(&ru, ri * ui);
+    sps_csum_add(&wu, wi * ui);
+    sps_csum_add(&rr, ri * ri);
+  }
+  out[0] = ru;
+  out[1] = wu;
+  out[2] = rr;
+  return SPS_SUCCESS;
 }
 
 /* The CPU steps need only the m+1 second-pass Gram-Schmidt coefficients in S->work. */
@@ -341,7 +411,7 @@ static sps_status cpu_gmres_start(sps_context *ctx, int64_t n, const double *r, 
                                   double *vcur, sps_gmres_state *S)
 {
   double rr;
-  cpu_dot(ctx, n, r, r, &rr);
+  SPS_CHECK(cpu_dot(ctx, n, r, r, &rr));
   const double beta = sqrt(rr);
   sps_gmres_open_cycle(S, beta);
   if (S->status != SPS_GMRES_RUNNING) return SPS_SUCCESS;
@@ -363,17 +433,17 @@ static sps_status cpu_gmres_arnoldi(sps_context *ctx, int64_t n, int m, double *
   double *h = S->H + (int64_t)j * ldh, *h2 = S->work, *col = S->R + (int64_t)j * ldh;
   double ww;
   /* ww = w.w and h = V_j^T w in the same passes over w, through h2 (m+1 >= nc+1 doubles) */
-  cpu_gemv_t_cols(n, 1, nc, V, ldv, w, h2);
+  SPS_CHECK(cpu_gemv_t_cols(ctx, n, 1, nc, V, ldv, w, h2));
   ww = h2[0];
   for (int i = 0; i < nc; i++) h[i] = h2[i + 1];
   S->wnorm = sqrt(ww);
   /* w <- w - V_j h */
   cpu_gemv_n(ctx, n, nc, -1.0, V, ldv, h, w);
   /* h2 = V_j^T w; w <- w - V_j h2; H(0:j, j) = h + h2 */
-  cpu_gemv_t(ctx, n, nc, V, ldv, w, h2);
+  SPS_CHECK(cpu_gemv_t(ctx, n, nc, V, ldv, w, h2));
   cpu_gemv_n(ctx, n, nc, -1.0, V, ldv, h2, w);
   for (int i = 0; i < nc; i++) h[i] += h2[i];
-  cpu_dot(ctx, n, w, w, &ww);
+  SPS_CHECK(cpu_dot(ctx, n, w, w, &ww));
   S->hnext = sqrt(ww);
   h[j + 1] = S->hnext;
   for (int i = 0; i <= j + 1; i++) col[i] = h[i];
@@ -426,22 +496,9 @@ static sps_status cpu_bicgstab_step_a(sps_context *ctx, int64_t n, const double 
 {
   if (S->status != SPS_BICGSTAB_RUNNING) return SPS_SUCCESS;
   double sigma;
-  cpu_dot(ctx, n, r0hat, v, &sigma);
-  S->sigma = sigma;
-  if (!isfinite(sigma)) {
-    S->status = SPS_BICGSTAB_NAN;
-    return SPS_SUCCESS;
-  }
-  if (sigma == 0.0) {
-    S->status = SPS_BICGSTAB_BREAKDOWN;
-    return SPS_SUCCESS;
-  }
-  const double alpha = S->rho / sigma;
-  S->alpha = alpha;
-  if (!isfinite(alpha)) {
-    S->status = SPS_BICGSTAB_NAN;
-    return SPS_SUCCESS;
-  }
+  SPS_CHECK(cpu_dot(ctx, n, r0hat, v, &sigma));
+  if (!sps_bicgstab_close_alpha(S, sigma)) return SPS_SUCCESS;
+  const double alpha = S->alpha;
   sps_csum ss_sum = sps_csum_zero();
 #pragma omp parallel for schedule(static) reduction(csum : ss_sum) if (n > SPS_OMP_MIN)
   for (int64_t i = 0; i < n; i++) {
@@ -449,10 +506,8 @@ static sps_status cpu_bicgstab_step_a(sps_context *ctx, int64_t n, const double 
     s[i] = si;
     sps_csum_add(&ss_sum, si * si);
   }
-  const double ss = sps_csum_value(ss_sum);
-  S->ss = ss;
-  if (!isfinite(ss)) S->status = SPS_BICGSTAB_NAN;
-  else if (ss <= S->tol2) S->half = 1;
+  SPS_CHECK(sps_comm_sum(ctx, &ss_sum, 1, NULL, 0));
+  sps_bicgstab_close_s(S, sps_csum_value(ss_sum));
   return SPS_SUCCESS;
 }
 
@@ -463,7 +518,6 @@ static sps_status cpu_bicgstab_step_b(sps_context *ctx, int64_t n, const double 
                                       const double *r0hat, double *x, double *r,
                                       sps_bicgstab_state *S)
 {
-  (void)ctx;
   if (S->status != SPS_BICGSTAB_RUNNING) return SPS_SUCCESS;
   const double alpha = S->alpha;
   if (S->half) {
@@ -482,15 +536,11 @@ static sps_status cpu_bicgstab_step_b(sps_context *ctx, int64_t n, const double 
     sps_csum_add(&ts_sum, t[i] * s[i]);
     sps_csum_add(&tt_sum, t[i] * t[i]);
   }
-  const double ts = sps_csum_value(ts_sum), tt = sps_csum_value(tt_sum);
-  S->ts = ts;
-  S->tt = tt;
-  const double omega = tt != 0.0 ? ts / tt : 0.0;
-  S->omega = omega;
-  if (!isfinite(omega)) {
-    S->status = SPS_BICGSTAB_NAN;
+  sps_csum sums[2] = {ts_sum, tt_sum};
+  SPS_CHECK(sps_comm_sum(ctx, sums, 2, NULL, 0));
+  if (!sps_bicgstab_close_omega(S, sps_csum_value(sums[0]), sps_csum_value(sums[1])))
     return SPS_SUCCESS;
-  }
+  const double omega = S->omega;
   sps_csum rho_sum = sps_csum_zero(), rr_sum = sps_csum_zero();
 #pragma omp parallel for schedule(static) reduction(csum : rho_sum, rr_sum) if (n > SPS_OMP_MIN)
   for (int64_t i = 0; i < n; i++) {
@@ -500,7 +550,10 @@ static sps_status cpu_bicgstab_step_b(sps_context *ctx, int64_t n, const double 
     sps_csum_add(&rho_sum, r0hat[i] * ri);
     sps_csum_add(&rr_sum, ri * ri);
   }
-  sps_bicgstab_close_step(S, sps_csum_value(rr_sum), sps_csum_value(rho_sum));
+  sums[0] = rr_sum;
+  sums[1] = rho_sum;
+  SPS_CHECK(sps_comm_sum(ctx, sums, 2, NULL, 0));
+  sps_bicgstab_close_step(S, sps_csum_value(sums[0]), sps_csum_value(sums[1]));
   return SPS_SUCCESS;
 }
 
@@ -530,6 +583,7 @@ const sps_backend sps_backend_cpu = {
     .axpy = cpu_axpy,
     .axpby = cpu_axpby,
     .pointwise_mult = cpu_pointwise_mult,
+    .gather = cpu_gather,
     .dot = cpu_dot,
     .nrm2 = cpu_nrm2,
     .gemv_t = cpu_gemv_t,
@@ -546,4 +600,6 @@ const sps_backend sps_backend_cpu = {
     .bicgstab_step_a = cpu_bicgstab_step_a,
     .bicgstab_step_b = cpu_bicgstab_step_b,
     .bicgstab_direction = cpu_bicgstab_direction,
+    .dots_local = cpu_dots_local,
+    .pipecg_update = cpu_pipecg_update,
 };

@@ -4,8 +4,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "comm.h"
 #include "cuda_state.h"
 #include "nrm2_scale.h"
+
+/* Doubles of pinned host memory kept for a state block after the split partials. */
+#define SPLIT_STATE_DOUBLES 64
 
 sps_status sps_cuda_state_create(sps_context *ctx, int device)
 {
@@ -52,6 +56,11 @@ sps_status sps_cuda_state_create(sps_context *ctx, int device)
   }
   SPS_CUDA(ctx, cudaEventCreate(&cs->timer_start));
   SPS_CUDA(ctx, cudaEventCreate(&cs->timer_stop));
+  /* the host-ended reductions (core/cuda/split_steps.cu): partials, and pinned room for them
+   * and a state block */
+  const size_t pd = 2 * (size_t)SPS_CUDA_SPLIT_SUMS * cs->reduce_blocks;
+  SPS_CUDA(ctx, cudaMalloc((void **)&cs->dist_partials, pd * sizeof(double)));
+  SPS_CUDA(ctx, cudaMallocHost((void **)&cs->dist_host, (pd + SPLIT_STATE_DOUBLES) * sizeof(double)));
   return SPS_SUCCESS;
 }
 
@@ -65,6 +74,8 @@ void sps_cuda_state_destroy(sps_context *ctx)
   if (cs->partials) cudaFree(cs->partials);
   if (cs->ticket) cudaFree(cs->ticket);
   if (cs->stats_words) cudaFree(cs->stats_words);
+  if (cs->dist_partials) cudaFree(cs->dist_partials);
+  if (cs->dist_host) cudaFreeHost(cs->dist_host);
   if (cs->timer_start) cudaEventDestroy(cs->timer_start);
   if (cs->timer_stop) cudaEventDestroy(cs->timer_stop);
   if (cs->cusparse) cusparseDestroy(cs->cusparse);
@@ -179,6 +190,13 @@ static sps_status cu_pointwise_mult(sps_context *ctx, int64_t n, const double *w
                                     double *y)
 {
   SPS_CUDA_LAUNCH(ctx, sps_cuda_pointwise_mult_launch(sps_cuda(ctx)->stream, n, w, x, y));
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_gather(sps_context *ctx, int64_t n, const int32_t *idx, const double *x,
+                            double *y)
+{
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_gather_launch(sps_cuda(ctx)->stream, n, idx, x, y));
   return SPS_SUCCESS;
 }
 
@@ -472,6 +490,83 @@ static void cu_graph_destroy(sps_context *ctx, void *graph)
   if (graph) cudaGraphExecDestroy((cudaGraphExec_t)graph);
 }
 
+/* The host-ended reductions (core/cuda/split_steps.cu) shared by the split steps of a
+ * distributed context and by pipelined CG. */
+/* The pinned copy of the state block read by dist_read. */
+static void *dist_state(sps_context *ctx)
+{
+  const struct sps_cuda_state *cs = sps_cuda(ctx);
+  return cs->dist_host + 2 * (size_t)SPS_CUDA_SPLIT_SUMS * cs->reduce_blocks;
+}
+
+/*
+ * Read back k partials of each of the grid's blocks, and the state block S (state_bytes; none
+ * when 0) into dist_state(ctx); sums[l] <- partial l merged over the blocks in block order.
+ */
+static sps_status dist_read(sps_context *ctx, unsigned grid, int k, const void *S,
+                            size_t state_bytes, sps_csum *sums)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  SPS_CUDA(ctx, cudaMemcpyAsync(cs->dist_host, cs->dist_partials,
+                                2 * (size_t)k * grid * sizeof(double), cudaMemcpyDeviceToHost,
+                                cs->stream));
+  if (state_bytes)
+    SPS_CUDA(ctx, cudaMemcpyAsync(dist_state(ctx), S, state_bytes, cudaMemcpyDeviceToHost,
+                                  cs->stream));
+  SPS_CUDA(ctx, cudaStreamSynchronize(cs->stream));
+  for (int l = 0; l < k; l++) {
+    sps_csum acc = sps_csum_zero();
+    for (unsigned b = 0; b < grid; b++) {
+      sps_csum o;
+      o.hi = cs->dist_host[2 * ((size_t)l * grid + b)];
+      o.lo = cs->dist_host[2 * ((size_t)l * grid + b) + 1];
+      sps_csum_merge(&acc, o);
+    }
+    sums[l] = acc;
+  }
+  return SPS_SUCCESS;
+}
+
+/* Write the pinned state copy back to S (ordered on the stream before the next kernels). */
+static sps_status dist_write_state(sps_context *ctx, void *S, size_t bytes)
+{
+  SPS_CUDA(ctx, cudaMemcpyAsync(S, dist_state(ctx), bytes, cudaMemcpyHostToDevice,
+                                sps_cuda(ctx)->stream));
+  return SPS_SUCCESS;
+}
+
+/* Launch the dots kernel for k <= 4 pairs, partials at column offset col. */
+static sps_status dist_dots(sps_context *ctx, int64_t n, int k, const double *const *x,
+                            const double *const *y, int col)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  const unsigned grid = sps_cuda_dist_grid(n, cs->reduce_blocks);
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_dist_dots(cs->stream, cs->reduce_blocks, n, k, x, y,
+                                          cs->dist_partials + 2 * (size_t)col * grid));
+  return SPS_SUCCESS;
+}
+
+/* out[l] <- the compensated sums of x[l].y[l] (l < k <= 4), merged over the blocks. */
+static sps_status cu_dots_local(sps_context *ctx, int64_t n, int k, const double *const *x,
+                                const double *const *y, sps_csum *out)
+{
+  const unsigned grid = sps_cuda_dist_grid(n, sps_cuda(ctx)->reduce_blocks);
+  SPS_CHECK(dist_dots(ctx, n, k, x, y, 0));
+  return dist_read(ctx, grid, k, NULL, 0, out);
+}
+
+static sps_status cu_pipecg_update(sps_context *ctx, int64_t n, double alpha, double beta,
+                                   const double *nv, const double *mv, double *z, double *q,
+                                   double *s, double *p, double *x, double *r, double *u,
+                                   double *w, sps_csum *out)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  const unsigned grid = sps_cuda_dist_grid(n, cs->reduce_blocks);
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_pipecg_update(cs->stream, cs->reduce_blocks, n, alpha, beta, nv,
+                                              mv, z, q, s, p, x, r, u, w, cs->dist_partials));
+  return dist_read(ctx, grid, 3, NULL, 0, out);
+}
+
 const sps_backend sps_backend_cuda = {
     .name = "cuda",
     .malloc = cu_malloc,
@@ -487,6 +582,7 @@ const sps_backend sps_backend_cuda = {
     .axpy = cu_axpy,
     .axpby = cu_axpby,
     .pointwise_mult = cu_pointwise_mult,
+    .gather = cu_gather,
     .dot = cu_dot,
     .nrm2 = cu_nrm2,
     .gemv_t = cu_gemv_t,
@@ -511,4 +607,237 @@ const sps_backend sps_backend_cuda = {
     .graph_destroy = cu_graph_destroy,
     .timer_start = cu_timer_start,
     .timer_stop = cu_timer_stop,
+    .dots_local = cu_dots_local,
+    .pipecg_update = cu_pipecg_update,
 };
+
+#ifdef SPS_HAVE_MPI
+/*
+ * The split reductions of a distributed context with more than one rank. A reduction's sums
+ * must meet the other ranks' on the host, so the steps run in three parts: a kernel of
+ * core/cuda/split_steps.cu leaves per-block partial sums (and does the step's elementwise
+ * work), the host reads them back with the state block, merges the blocks and the ranks
+ * (sps_comm_sum), closes the step with core/krylov_state.h's functions, and writes the state
+ * back. Each costs a host synchronisation, so the batches of iterations are not captured in
+ * graphs here (the table has no graph entries) and GMRES runs its host-driven cycle (no
+ * gmres_* steps), whose dots, norms and V^T w are split the same way.
+ */
+
+static sps_status cud_dot(sps_context *ctx, int64_t n, const double *x, const double *y,
+                          double *result)
+{
+  const unsigned grid = sps_cuda_dist_grid(n, sps_cuda(ctx)->reduce_blocks);
+  sps_csum s;
+  SPS_CHECK(dist_dots(ctx, n, 1, &x, &y, 0));
+  SPS_CHECK(dist_read(ctx, grid, 1, NULL, 0, &s));
+  SPS_CHECK(sps_comm_sum(ctx, &s, 1, NULL, 0));
+  *result = sps_csum_value(s);
+  return SPS_SUCCESS;
+}
+
+/* sum (x_i c)^2 merged over the blocks, and max |x_i| and the NaN flag over them. */
+static sps_status dist_sumsq(sps_context *ctx, int64_t n, const double *x, double c, sps_csum *s,
+                             double mx[2])
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  const unsigned grid = sps_cuda_dist_grid(n, cs->reduce_blocks);
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_dist_sumsq(cs->stream, cs->reduce_blocks, n, x, c, cs->dist_partials));
+  sps_csum two[2]; /* two[1] merges (max, NaN) pairs as sums: unused, read below instead */
+  SPS_CHECK(dist_read(ctx, grid, 2, NULL, 0, two));
+  *s = two[0];
+  mx[0] = 0.0;
+  mx[1] = 0.0;
+  for (unsigned b = 0; b < grid; b++) {
+    const double m = cs->dist_host[2 * ((size_t)grid + b)], q = cs->dist_host[2 * ((size_t)grid + b) + 1];
+    if (m > mx[0]) mx[0] = m;
+    if (q > mx[1]) mx[1] = q;
+  }
+  return SPS_SUCCESS;
+}
+
+/* ||x|| as cpu_nrm2 forms it: the sum of squares and max |x_i| over the ranks, a second
+ * scaled pass when the squares leave the exponent range. */
+static sps_status cud_nrm2(sps_context *ctx, int64_t n, const double *x, double *result)
+{
+  sps_csum s;
+  double mx[2];
+  SPS_CHECK(dist_sumsq(ctx, n, x, 1.0, &s, mx));
+  SPS_CHECK(sps_comm_sum(ctx, &s, 1, mx, 2));
+  const int e = mx[1] != 0.0 ? 0 : sps_nrm2_scale_exponent(mx[0]);
+  if (e == 0) {
+    *result = sqrt(sps_csum_value(s));
+    return SPS_SUCCESS;
+  }
+  SPS_CHECK(dist_sumsq(ctx, n, x, ldexp(1.0, -e), &s, mx));
+  SPS_CHECK(sps_comm_sum(ctx, &s, 1, NULL, 0));
+  *result = ldexp(sqrt(sps_csum_value(s)), e);
+  return SPS_SUCCESS;
+}
+
+/* h <- V^T x: four columns per pass, up to SPS_COMM_MAX_SUMS per exchange. */
+static sps_status cud_gemv_t(sps_context *ctx, int64_t n, int k, const double *V, int64_t ldv,
+                             const double *x, double *h)
+{
+  const unsigned grid = sps_cuda_dist_grid(n, sps_cuda(ctx)->reduce_blocks);
+  sps_csum sums[SPS_COMM_MAX_SUMS];
+  for (int c0 = 0; c0 < k; c0 += SPS_COMM_MAX_SUMS) {
+    const int cc = k - c0 < SPS_COMM_MAX_SUMS ? k - c0 : SPS_COMM_MAX_SUMS;
+    for (int j0 = 0; j0 < cc; j0 += 4) {
+      const int kk = cc - j0 < 4 ? cc - j0 : 4;
+      const double *xs[4], *ys[4];
+      for (int l = 0; l < kk; l++) {
+        xs[l] = V + (int64_t)(c0 + j0 + l) * ldv;
+        ys[l] = x;
+      }
+      SPS_CHECK(dist_dots(ctx, n, kk, xs, ys, j0));
+    }
+    SPS_CHECK(dist_read(ctx, grid, cc, NULL, 0, sums));
+    SPS_CHECK(sps_comm_sum(ctx, sums, cc, NULL, 0));
+    for (int j = 0; j < cc; j++) h[c0 + j] = sps_csum_value(sums[j]);
+  }
+  return SPS_SUCCESS;
+}
+
+static sps_status cud_cg_alpha(sps_context *ctx, int64_t n, const double *p, const double *q,
+                               sps_cg_state *S)
+{
+  const unsigned grid = sps_cuda_dist_grid(n, sps_cuda(ctx)->reduce_blocks);
+  sps_csum s;
+  SPS_CHECK(dist_dots(ctx, n, 1, &p, &q, 0));
+  SPS_CHECK(dist_read(ctx, grid, 1, S, sizeof *S, &s));
+  sps_cg_state *h = dist_state(ctx);
+  if (h->status != SPS_CG_RUNNING) return SPS_SUCCESS;
+  SPS_CHECK(sps_comm_sum(ctx, &s, 1, NULL, 0));
+  sps_cg_close_alpha(h, sps_csum_value(s));
+  return dist_write_state(ctx, S, sizeof *S);
+}
+
+static sps_status cud_cg_update(sps_context *ctx, int64_t n, const double *p, const double *q,
+                                const double *dinv, double *x, double *r, double *z,
+                                sps_cg_state *S)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  const unsigned grid = sps_cuda_dist_grid(n, cs->reduce_blocks);
+  sps_csum sums[2];
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_dist_cg_update(cs->stream, cs->reduce_blocks, n, p, q, dinv, x, r,
+                                               z, S, cs->dist_partials));
+  SPS_CHECK(dist_read(ctx, grid, 2, S, sizeof *S, sums));
+  sps_cg_state *h = dist_state(ctx);
+  if (h->status != SPS_CG_RUNNING) return SPS_SUCCESS;
+  SPS_CHECK(sps_comm_sum(ctx, sums, 2, NULL, 0));
+  const double rr = sps_csum_value(sums[0]);
+  sps_cg_close_update(h, rr, dinv && !h->deferred ? sps_csum_value(sums[1]) : rr);
+  return dist_write_state(ctx, S, sizeof *S);
+}
+
+static sps_status cud_cg_rz(sps_context *ctx, int64_t n, const double *r, const double *z,
+                            sps_cg_state *S)
+{
+  const unsigned grid = sps_cuda_dist_grid(n, sps_cuda(ctx)->reduce_blocks);
+  sps_csum s;
+  SPS_CHECK(dist_dots(ctx, n, 1, &r, &z, 0));
+  SPS_CHECK(dist_read(ctx, grid, 1, S, sizeof *S, &s));
+  sps_cg_state *h = dist_state(ctx);
+  if (h->status != SPS_CG_RUNNING) return SPS_SUCCESS;
+  SPS_CHECK(sps_comm_sum(ctx, &s, 1, NULL, 0));
+  sps_cg_close_rz(h, sps_csum_value(s));
+  return dist_write_state(ctx, S, sizeof *S);
+}
+
+static sps_status cud_bicgstab_step_a(sps_context *ctx, int64_t n, const double *r0hat,
+                                      const double *v, const double *r, double *s,
+                                      sps_bicgstab_state *S)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  const unsigned grid = sps_cuda_dist_grid(n, cs->reduce_blocks);
+  sps_csum sum;
+  SPS_CHECK(dist_dots(ctx, n, 1, &r0hat, &v, 0));
+  SPS_CHECK(dist_read(ctx, grid, 1, S, sizeof *S, &sum));
+  sps_bicgstab_state *h = dist_state(ctx);
+  if (h->status != SPS_BICGSTAB_RUNNING) return SPS_SUCCESS;
+  SPS_CHECK(sps_comm_sum(ctx, &sum, 1, NULL, 0));
+  const int go = sps_bicgstab_close_alpha(h, sps_csum_value(sum));
+  SPS_CHECK(dist_write_state(ctx, S, sizeof *S));
+  if (!go) return SPS_SUCCESS;
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_dist_bicgstab_s(cs->stream, cs->reduce_blocks, n, r, v, s, S,
+                                                cs->dist_partials));
+  SPS_CHECK(dist_read(ctx, grid, 1, S, sizeof *S, &sum));
+  h = dist_state(ctx);
+  SPS_CHECK(sps_comm_sum(ctx, &sum, 1, NULL, 0));
+  sps_bicgstab_close_s(h, sps_csum_value(sum));
+  return dist_write_state(ctx, S, sizeof *S);
+}
+
+static sps_status cud_bicgstab_step_b(sps_context *ctx, int64_t n, const double *t,
+                                      const double *s, const double *phat, const double *shat,
+                                      const double *r0hat, double *x, double *r,
+                                      sps_bicgstab_state *S)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  const unsigned grid = sps_cuda_dist_grid(n, cs->reduce_blocks);
+  sps_csum sums[2];
+  const double *xs[2] = {t, t}, *ys[2] = {s, t};
+  SPS_CHECK(dist_dots(ctx, n, 2, xs, ys, 0));
+  SPS_CHECK(dist_read(ctx, grid, 2, S, sizeof *S, sums));
+  sps_bicgstab_state *h = dist_state(ctx);
+  if (h->status != SPS_BICGSTAB_RUNNING) return SPS_SUCCESS;
+  if (!h->half) {
+    /* ||s|| did not pass: omega from (t, s) and (t, t) over the ranks */
+    SPS_CHECK(sps_comm_sum(ctx, sums, 2, NULL, 0));
+    const int go = sps_bicgstab_close_omega(h, sps_csum_value(sums[0]), sps_csum_value(sums[1]));
+    SPS_CHECK(dist_write_state(ctx, S, sizeof *S));
+    if (!go) return SPS_SUCCESS;
+  }
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_dist_bicgstab_update(cs->stream, cs->reduce_blocks, n, t, s, phat,
+                                                     shat, r0hat, x, r, S, cs->dist_partials));
+  SPS_CHECK(dist_read(ctx, grid, 2, S, sizeof *S, sums));
+  h = dist_state(ctx);
+  if (h->half) {
+    sps_bicgstab_close_step(h, h->ss, h->rho);
+  } else {
+    SPS_CHECK(sps_comm_sum(ctx, sums, 2, NULL, 0));
+    sps_bicgstab_close_step(h, sps_csum_value(sums[0]), sps_csum_value(sums[1]));
+  }
+  return dist_write_state(ctx, S, sizeof *S);
+}
+
+/* The state blocks fit the pinned room kept for them. */
+typedef char sps_dist_state_fits[sizeof(sps_cg_state) <= SPLIT_STATE_DOUBLES * sizeof(double) &&
+                                         sizeof(sps_bicgstab_state) <=
+                                             SPLIT_STATE_DOUBLES * sizeof(double)
+                                     ? 1
+                                     : -1];
+
+const sps_backend sps_backend_cuda_dist = {
+    .name = "cuda",
+    .malloc = cu_malloc,
+    .free = cu_free,
+    .upload = cu_upload,
+    .download = cu_download,
+    .copy_bytes = cu_copy_bytes,
+    .synchronize = cu_synchronize,
+    .check_memory = cu_check_memory,
+    .fill = cu_fill,
+    .copy = cu_copy,
+    .scal = cu_scal,
+    .axpy = cu_axpy,
+    .axpby = cu_axpby,
+    .pointwise_mult = cu_pointwise_mult,
+    .gather = cu_gather,
+    .dot = cud_dot,
+    .nrm2 = cud_nrm2,
+    .gemv_t = cud_gemv_t,
+    .gemv_n = cu_gemv_n,
+    .cg_alpha = cud_cg_alpha,
+    .cg_update = cud_cg_update,
+    .cg_direction = cu_cg_direction,
+    .cg_rz = cud_cg_rz,
+    .bicgstab_step_a = cud_bicgstab_step_a,
+    .bicgstab_step_b = cud_bicgstab_step_b,
+    .bicgstab_direction = cu_bicgstab_direction,
+    .timer_start = cu_timer_start,
+    .timer_stop = cu_timer_stop,
+    .dots_local = cu_dots_local,
+    .pipecg_update = cu_pipecg_update,
+};
+#endif

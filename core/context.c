@@ -6,6 +6,7 @@
 #include <omp.h>
 #endif
 
+#include "comm.h"
 #include "internal.h"
 #ifdef SPS_HAVE_CUDA
 #include "cuda_state.h"
@@ -38,6 +39,9 @@ sps_status sps_cuda_device_query(int *count, char *name, size_t len)
 
 static void context_free(sps_context *ctx)
 {
+#ifdef SPS_HAVE_MPI
+  sps_comm_destroy(ctx);
+#endif
 #ifdef SPS_HAVE_CUDA
   sps_cuda_state_destroy(ctx);
 #endif

@@ -33,6 +33,11 @@ struct sps_cuda_state {
    * address of host_pinned, where that kernel leaves its result. */
   unsigned long long *stats_words;
   void *host_pinned_dev;
+  /* Reductions that end on the host (core/cuda/split_steps.cu: a distributed context's,
+   * pipelined CG's): SPS_CUDA_SPLIT_SUMS partials per block on the device, and pinned host
+   * room for them and a state block. */
+  double *dist_partials;
+  double *dist_host;
 };
 
 static inline struct sps_cuda_state *sps_cuda(const sps_context *ctx)
@@ -72,6 +77,8 @@ cudaError_t sps_cuda_axpby_launch(cudaStream_t s, int64_t n, double a, const dou
                                   double *y);
 cudaError_t sps_cuda_pointwise_mult_launch(cudaStream_t s, int64_t n, const double *w,
                                            const double *x, double *y);
+cudaError_t sps_cuda_gather_launch(cudaStream_t s, int64_t n, const int32_t *idx, const double *x,
+                                   double *y);
 
 /* Launchers of core/cuda/blas_kernels.cu: *out <- x.y (device memory; uses partials and the
  * ticket, 2 doubles per block), and y <- y + alpha V(:, 0:k) h with h in device memory (k at
@@ -139,6 +146,34 @@ cudaError_t sps_cuda_bicgstab_step_b(cudaStream_t st, unsigned max_blocks, int64
 cudaError_t sps_cuda_bicgstab_direction(cudaStream_t st, unsigned max_blocks, int64_t n,
                                         const double *r, const double *v, double *p,
                                         const sps_bicgstab_state *S);
+
+/* The most sums one host-ended reduction of the CUDA backend carries per launch group
+ * (SPS_COMM_MAX_SUMS of core/comm.h). */
+#define SPS_CUDA_SPLIT_SUMS 64
+
+/* Launchers of core/cuda/split_steps.cu (block partials only). The grid of each is
+ * sps_cuda_dist_grid(n, max_blocks) blocks, so the host knows where the partials are. */
+unsigned sps_cuda_dist_grid(int64_t n, unsigned max_blocks);
+cudaError_t sps_cuda_dist_dots(cudaStream_t st, unsigned max_blocks, int64_t n, int k,
+                               const double *const *x, const double *const *y, double *partials);
+cudaError_t sps_cuda_dist_sumsq(cudaStream_t st, unsigned max_blocks, int64_t n, const double *x,
+                                double c, double *partials);
+cudaError_t sps_cuda_dist_cg_update(cudaStream_t st, unsigned max_blocks, int64_t n,
+                                    const double *p, const double *q, const double *dinv,
+                                    double *x, double *r, double *z, const sps_cg_state *S,
+                                    double *partials);
+cudaError_t sps_cuda_dist_bicgstab_s(cudaStream_t st, unsigned max_blocks, int64_t n,
+                                     const double *r, const double *v, double *s,
+                                     const sps_bicgstab_state *S, double *partials);
+cudaError_t sps_cuda_dist_bicgstab_update(cudaStream_t st, unsigned max_blocks, int64_t n,
+                                          const double *t, const double *s, const double *phat,
+                                          const double *shat, const double *r0hat, double *x,
+                                          double *r, const sps_bicgstab_state *S,
+                                          double *partials);
+cudaError_t sps_cuda_pipecg_update(cudaStream_t st, unsigned max_blocks, int64_t n, double alpha,
+                                   double beta, const double *nv, const double *mv, double *z,
+                                   double *q, double *s, double *p, double *x, double *r,
+                                   double *u, double *w, double *partials);
 
 /* core/cuda/device_query.cu: count devices, name device 0, and run a probe kernel on it. */
 int sps_cuda_device_query_impl(int *count, char *name, size_t len);

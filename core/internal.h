@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "spsolve.h"
+#include "compensated_sum.h"
 #include "krylov_state.h"
 
 #ifdef __cplusplus
@@ -117,6 +118,8 @@ typedef struct sps_backend {
                       double *y);                                                 /* y <- a*x + b*y */
   sps_status (*pointwise_mult)(sps_context *ctx, int64_t n, const double *w, const double *x,
                                double *y);                                        /* y <- w .* x */
+  sps_status (*gather)(sps_context *ctx, int64_t n, const int32_t *idx, const double *x,
+                       double *y);                                      /* y[k] <- x[idx[k]], k < n */
   sps_status (*dot)(sps_context *ctx, int64_t n, const double *x, const double *y,
                     double *result);                                              /* x . y */
   sps_status (*nrm2)(sps_context *ctx, int64_t n, const double *x, double *result); /* ||x||_2 */
@@ -215,6 +218,23 @@ typedef struct sps_backend {
   sps_status (*bicgstab_direction)(sps_context *ctx, int64_t n, const double *r, const double *v,
                                    double *p, const sps_bicgstab_state *S);
   /*
+   * Pipelined CG (solvers/cg_pipelined.c), its scalars on the host. Optional; both or none.
+   *   dots_local     out[l] <- the compensated sum (not rounded, not reduced over ranks) of
+   *                  x[l] . y[l], l < k <= 4, in one pass
+   *   pipecg_update  with the host scalars alpha and beta (beta = 0 ignores the old z, q, s, p):
+   *                  z <- nv + beta z, q <- mv + beta q, s <- w + beta s, p <- u + beta p,
+   *                  x <- x + alpha p, r <- r - alpha s, u <- u - alpha q, w <- w - alpha z;
+   *                  then out[0..2] <- the compensated sums of (r, u), (w, u), (r, r) of the
+   *                  updated vectors, in the same pass. mv may be w (M = I): each entry of
+   *                  q is formed before that entry of w is updated
+   */
+  sps_status (*dots_local)(sps_context *ctx, int64_t n, int k, const double *const *x,
+                           const double *const *y, sps_csum *out);
+  sps_status (*pipecg_update)(sps_context *ctx, int64_t n, double alpha, double beta,
+                              const double *nv, const double *mv, double *z, double *q,
+                              double *s, double *p, double *x, double *r, double *u, double *w,
+                              sps_csum *out);
+  /*
    * Graphs: record the backend work issued between graph_begin and graph_end (no host
    * synchronisation in between) and replay it with graph_launch. Optional.
    */
@@ -252,6 +272,7 @@ struct sps_context {
   int device;           /* CUDA device index */
   const sps_backend *be;
   void *cuda;           /* struct sps_cuda_state (core/cuda_state.h) on CUDA contexts */
+  struct sps_comm *comm; /* the communicator of a distributed context (core/comm.h), or NULL */
   int64_t live[SPS_OBJECT_KINDS]; /* objects made from the context and not yet destroyed
                                      (a solver's own SpMV plan is not counted) */
   sps_read_progress_fn read_progress; /* the Matrix Market readers' progress, or NULL */
@@ -293,6 +314,8 @@ struct sps_matrix {
   double *d_values;
   sps_symmetry symmetry;
   unsigned borrowed; /* SPS_BORROWED_* bits: arrays owned by the caller, never freed here */
+  struct sps_dist *dist; /* a distributed matrix (core/dist_matrix.h): the CSR arrays above are
+                            then the rank's diagonal block; NULL otherwise */
 };
 
 /* The bits of sps_matrix.borrowed. */
@@ -355,8 +378,11 @@ sps_status sps_matrix_adopt_device_csr(sps_context *ctx, sps_matrix **A, int64_t
  */
 sps_status sps_matrix_upload(sps_matrix *A);
 
-/* 1 when A equals its transpose exactly (a missing partner counts as zero); records nothing. */
+/* 1 when A equals its transpose exactly (a missing partner counts as zero); records nothing.
+ * On a distributed matrix the test is collective and covers the whole matrix (0 when it fails). */
 int sps_matrix_is_symmetric(const sps_matrix *A);
+/* The same test of A's own CSR arrays only (a distributed matrix's diagonal block). */
+int sps_matrix_block_is_symmetric(const sps_matrix *A);
 
 /* The arrays an SpMV or preconditioner should read on the context's device. */
 static inline const int64_t *sps_matrix_dev_rowptr(const sps_matrix *A)

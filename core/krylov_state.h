@@ -98,6 +98,19 @@ static inline SPS_HOST_DEVICE void sps_cg_close_update(sps_cg_state *S, double r
   }
 }
 
+/* cg_alpha's step once pq = (p, Ap) is known: NaN or Inf stops with NAN, pq <= 0 with
+ * INDEFINITE_MATRIX, else alpha = rz / pq (the CUDA kernel's last block does the same). */
+static inline SPS_HOST_DEVICE void sps_cg_close_alpha(sps_cg_state *S, double pq)
+{
+  S->pq = pq;
+  if (!isfinite(pq))
+    S->status = SPS_CG_NAN;
+  else if (pq <= 0.0)
+    S->status = SPS_CG_INDEFINITE_MATRIX;
+  else
+    S->alpha = S->rz / pq;
+}
+
 /* cg_rz's test once rz = (r, M^-1 r) is known (deferred mode): NaN, an indefinite M, or
  * beta = rz / rz_old. A step already stopped (MAX_ITERATIONS at maxit) is left as it is. */
 static inline SPS_HOST_DEVICE void sps_cg_close_rz(sps_cg_state *S, double rz)
@@ -293,6 +306,54 @@ static inline SPS_HOST_DEVICE void sps_gmres_open_cycle(sps_gmres_state *S, doub
   else if (beta <= S->tol) S->status = SPS_GMRES_CONVERGED;
   else if (S->it >= S->maxit) S->status = SPS_GMRES_MAX_ITERATIONS;
   else S->status = SPS_GMRES_RUNNING;
+}
+
+/* Step A's first half once sigma = r0hat.v is known: alpha = rho / sigma; sigma or alpha not
+ * finite stops with NAN, sigma = 0 with BREAKDOWN. Returns 1 when the step goes on. */
+static inline SPS_HOST_DEVICE int sps_bicgstab_close_alpha(sps_bicgstab_state *S, double sigma)
+{
+  S->sigma = sigma;
+  if (!isfinite(sigma)) {
+    S->status = SPS_BICGSTAB_NAN;
+    return 0;
+  }
+  if (sigma == 0.0) {
+    S->status = SPS_BICGSTAB_BREAKDOWN;
+    return 0;
+  }
+  const double alpha = S->rho / sigma;
+  S->alpha = alpha;
+  if (!isfinite(alpha)) {
+    S->status = SPS_BICGSTAB_NAN;
+    return 0;
+  }
+  return 1;
+}
+
+/* Step A's end once ss = s.s is known: NaN stops, ss <= tol2 sets the half flag. */
+static inline SPS_HOST_DEVICE void sps_bicgstab_close_s(sps_bicgstab_state *S, double ss)
+{
+  S->ss = ss;
+  if (!isfinite(ss))
+    S->status = SPS_BICGSTAB_NAN;
+  else if (ss <= S->tol2)
+    S->half = 1;
+}
+
+/* Step B's first half once ts = t.s and tt = t.t are known: omega = ts / tt (0 when t = 0); an
+ * omega that is not finite stops with NAN before x is touched. Returns 1 when the step goes on. */
+static inline SPS_HOST_DEVICE int sps_bicgstab_close_omega(sps_bicgstab_state *S, double ts,
+                                                           double tt)
+{
+  S->ts = ts;
+  S->tt = tt;
+  const double omega = tt != 0.0 ? ts / tt : 0.0;
+  S->omega = omega;
+  if (!isfinite(omega)) {
+    S->status = SPS_BICGSTAB_NAN;
+    return 0;
+  }
+  return 1;
 }
 
 /*

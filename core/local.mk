@@ -32,7 +32,22 @@ libspsolve_la_SOURCES += \
 	%reldir%/cuda/cg_steps.cu \
 	%reldir%/cuda/gmres_steps.cu \
 	%reldir%/cuda/gmres_cluster.cu \
-	%reldir%/cuda/bicgstab_steps.cu
+	%reldir%/cuda/bicgstab_steps.cu \
+	%reldir%/cuda/split_steps.cu
 endif
 EXTRA_DIST += %reldir%/cuda_state.h %reldir%/cuda/reduce.cuh
 libspsolve_la_SOURCES += %reldir%/multivector.c
+libspsolve_la_SOURCES += %reldir%/comm.h
+# The distributed context, matrices and their halo (--with-mpi).
+if SPS_MPI
+libspsolve_la_SOURCES += \
+	%reldir%/comm.c \
+	%reldir%/halo.h \
+	%reldir%/halo.c \
+	%reldir%/dist_matrix.h \
+	%reldir%/dist_matrix.c \
+	%reldir%/dist_vector.c \
+	%reldir%/dist_read.c \
+	%reldir%/partition.h \
+	%reldir%/partition.c
+endif

@@ -4,12 +4,18 @@
 
 #include "csr_assemble.h"
 #include "internal.h"
+#ifdef SPS_HAVE_MPI
+#include "dist_matrix.h"
+#endif
 
 static void matrix_free(sps_matrix *A)
 {
   if (!A) return;
   const unsigned b = A->borrowed;
   sps_context *ctx = A->ctx;
+#ifdef SPS_HAVE_MPI
+  if (A->dist) sps_dist_free(ctx, A->dist);
+#endif
   if (ctx && A->d_rowptr && !(b & SPS_BORROWED_D_ROWPTR)) ctx->be->free(ctx, A->d_rowptr);
   if (ctx && A->d_rowptr32 && !(b & SPS_BORROWED_D_ROWPTR32)) ctx->be->free(ctx, A->d_rowptr32);
   if (ctx && A->d_colind && !(b & SPS_BORROWED_D_COLIND)) ctx->be->free(ctx, A->d_colind);
@@ -195,6 +201,10 @@ sps_status sps_matrix_get_size(const sps_matrix *A, int64_t *nrows, int64_t *nco
   if (nrows) *nrows = A->nrows;
   if (ncols) *ncols = A->ncols;
   if (nnz) *nnz = A->nnz;
+#ifdef SPS_HAVE_MPI
+  /* a distributed matrix: the entries of the rank's rows, off-diagonal ones included */
+  if (nnz && A->dist) *nnz += A->dist->offd_rowptr[A->nrows];
+#endif
   return SPS_SUCCESS;
 }
 
@@ -220,7 +230,7 @@ static int64_t find_in_row(const sps_matrix *A, int64_t i, int32_t j)
   return -1;
 }
 
-int sps_matrix_is_symmetric(const sps_matrix *A)
+int sps_matrix_block_is_symmetric(const sps_matrix *A)
 {
   int sym = A->nrows == A->ncols;
   /* a_ij must equal a_ji exactly; a missing partner counts as zero. */
@@ -236,10 +246,27 @@ int sps_matrix_is_symmetric(const sps_matrix *A)
   return sym;
 }
 
+int sps_matrix_is_symmetric(const sps_matrix *A)
+{
+#ifdef SPS_HAVE_MPI
+  if (A->dist) {
+    int sym = 0;
+    return sps_dist_is_symmetric(A, &sym) == SPS_SUCCESS && sym;
+  }
+#endif
+  return sps_matrix_block_is_symmetric(A);
+}
+
 sps_status sps_matrix_check_symmetry(sps_matrix *A, int *is_symmetric)
 {
   if (!A || !is_symmetric) return SPS_ERR_ARGUMENT;
-  const int sym = sps_matrix_is_symmetric(A);
+  int sym;
+#ifdef SPS_HAVE_MPI
+  if (A->dist)
+    SPS_CHECK(sps_dist_is_symmetric(A, &sym));
+  else
+#endif
+    sym = sps_matrix_block_is_symmetric(A);
   *is_symmetric = sym;
   A->symmetry = sym ? SPS_SYMMETRY_SYMMETRIC : SPS_SYMMETRY_GENERAL;
   return SPS_SUCCESS;
@@ -273,5 +300,8 @@ sps_status sps_matrix_scale(sps_matrix *A, double alpha)
   for (int64_t k = 0; k < A->nnz; k++)
     A->values[k] *= alpha;
   if (A->d_values) SPS_CHECK(A->ctx->be->scal(A->ctx, A->nnz, alpha, A->d_values));
+#ifdef SPS_HAVE_MPI
+  if (A->dist) SPS_CHECK(sps_dist_scale(A, alpha));
+#endif
   return SPS_SUCCESS;
 }

@@ -166,12 +166,21 @@ static void coo_finish(coo *c, const coo_cursor *w, int64_t k)
   c->n = k;
 }
 
-/* Read the coordinate entries of a matrix file into c (0-based), checking every line. */
-static sps_status read_entries(sps_mm_reader *r, const sps_mm_header *h, unsigned flags, coo *c)
+/* Which entries a reader keeps: those of rows [lo, hi), and with mirror those of columns
+ * [lo, hi) too (their mirror falls in the rows); NULL keeps all. */
+typedef struct mm_filter {
+  int64_t lo, hi;
+  int mirror;
+} mm_filter;
+
+/* Read the coordinate entries of a matrix file into c (0-based), checking every line; with
+ * a filter, every line is checked and only the entries it keeps are stored. */
+static sps_status read_entries(sps_mm_reader *r, const sps_mm_header *h, unsigned flags,
+                               const mm_filter *f, coo *c)
 {
   sps_context *ctx = r->ctx;
   const int64_t m = h->nrows, n = h->ncols, declared = h->nnz;
-  int64_t k = 0;
+  int64_t k = 0, kept = 0;
   coo_cursor w = {NULL, NULL, NULL, 0, 0};
   sps_status st = SPS_SUCCESS;
   for (;;) {
@@ -209,12 +218,17 @@ static sps_status read_entries(sps_mm_reader *r, const sps_mm_header *h, unsigne
                                  "diagonal is zero",
                                  (long long)e.i, (long long)e.j));
         }
-        if (w.fill == w.cap) SPS_TRY(coo_next_chunk(ctx, c, &w, k, declared));
-        w.i[w.fill] = (int32_t)(e.i - 1);
-        w.j[w.fill] = (int32_t)(e.j - 1);
-        w.v[w.fill] = e.v;
-        w.fill++;
         k++;
+        if (!f || (e.i - 1 >= f->lo && e.i - 1 < f->hi) ||
+            (f->mirror && e.j - 1 >= f->lo && e.j - 1 < f->hi)) {
+          /* the chunks are sized by what is left to read at most */
+          if (w.fill == w.cap) SPS_TRY(coo_next_chunk(ctx, c, &w, kept, kept + declared - k + 1));
+          w.i[w.fill] = (int32_t)(e.i - 1);
+          w.j[w.fill] = (int32_t)(e.j - 1);
+          w.v[w.fill] = e.v;
+          w.fill++;
+          kept++;
+        }
       }
       p = q;
       line++;
@@ -227,7 +241,7 @@ static sps_status read_entries(sps_mm_reader *r, const sps_mm_header *h, unsigne
                          "the file ends after %lld of the %lld entries declared on line %lld",
                          (long long)k, (long long)declared, (long long)h->size_line));
 cleanup:
-  coo_finish(c, &w, k);
+  coo_finish(c, &w, kept);
   return st;
 }
 
@@ -320,7 +334,7 @@ static sps_status read_matrix(sps_context *ctx, sps_matrix **A, sps_mm_reader *r
                  "%s:%lld: %lld x %lld exceeds the 32-bit index limit of %d rows and columns",
                  path, (long long)h.size_line, (long long)h.nrows, (long long)h.ncols, INT32_MAX);
   SPS_TRY(check_rows_justified(r, &h, "row offsets"));
-  SPS_TRY(read_entries(r, &h, flags, &c));
+  SPS_TRY(read_entries(r, &h, flags, NULL, &c));
   sps_mm_close(r);
   const double mirror_sign = h.symm == SPS_MM_SYMMETRIC ? 1.0 : h.symm == SPS_MM_SKEW ? -1.0 : 0.0;
   SPS_TRY(coo_to_csr(ctx, h.nrows, &c, mirror_sign, &rowptr, &colind, &values));
@@ -477,4 +491,92 @@ sps_status sps_vector_read_mm_buffer(sps_context *ctx, sps_vector **v, const voi
   sps_mm_reader r;
   SPS_CHECK(sps_mm_open_buffer(ctx, &r, data, size, name));
   return read_vector(ctx, v, &r, flags);
+}
+
+sps_status sps_mm_read_rows(sps_context *ctx, const char *path, unsigned flags, int nparts,
+                            int part, sps_mm_rows *out)
+{
+  sps_mm_reader r;
+  sps_mm_header h;
+  coo c = {NULL, NULL, 0, 0};
+  sps_status st = SPS_SUCCESS;
+  memset(out, 0, sizeof *out);
+  SPS_CHECK(sps_mm_open(ctx, &r, path));
+  SPS_TRY(sps_mm_read_header(&r, &h));
+  if (h.field == SPS_MM_COMPLEX || h.symm == SPS_MM_HERMITIAN)
+    SPS_TRY_FAIL(ctx, SPS_ERR_UNSUPPORTED,
+                 "%s:1: complex and hermitian matrices are not supported (real only)", path);
+  if (h.format == SPS_MM_ARRAY)
+    SPS_TRY_FAIL(ctx, SPS_ERR_UNSUPPORTED,
+                 "%s:1: dense `array` matrices are not supported; use the coordinate format", path);
+  if (h.nrows > INT32_MAX || h.ncols > INT32_MAX)
+    SPS_TRY_FAIL(ctx, SPS_ERR_SIZE,
+                 "%s:%lld: %lld x %lld exceeds the 32-bit index limit of %d rows and columns",
+                 path, (long long)h.size_line, (long long)h.nrows, (long long)h.ncols, INT32_MAX);
+  if (h.nrows != h.ncols)
+    SPS_TRY_FAIL(ctx, SPS_ERR_SIZE, "%s:%lld: A is %lld x %lld: a distributed matrix is square",
+                 path, (long long)h.size_line, (long long)h.nrows, (long long)h.ncols);
+  SPS_TRY(check_rows_justified(&r, &h, "row offsets"));
+  const int64_t lo = (int64_t)part * h.nrows / nparts, hi = (int64_t)(part + 1) * h.nrows / nparts;
+  const mm_filter f = {lo, hi, h.symm != SPS_MM_GENERAL};
+  SPS_TRY(read_entries(&r, &h, flags, &f, &c));
+  sps_mm_close(&r);
+  const double mirror_sign = h.symm == SPS_MM_SYMMETRIC ? 1.0 : h.symm == SPS_MM_SKEW ? -1.0 : 0.0;
+  const int64_t n = hi - lo;
+  out->nrows = h.nrows;
+  out->ncols = h.ncols;
+  out->symmetry = h.symm == SPS_MM_SYMMETRIC ? SPS_SYMMETRY_SYMMETRIC
+                  : h.symm == SPS_MM_SKEW    ? SPS_SYMMETRY_SKEW
+                                             : SPS_SYMMETRY_GENERAL;
+  out->first = lo;
+  out->n = n;
+  SPS_TRY(sps_host_calloc(ctx, (void **)&out->rowptr, (size_t)n + 1, sizeof *out->rowptr,
+                          "row offsets of the rank's rows"));
+  /* rowptr[i + 1] <- entries of local row i: the kept entries of the rows, and the mirrors
+   * of those of the columns */
+  COO_FOR_EACH(&c, {
+    if (ci >= lo && ci < hi) out->rowptr[ci - lo + 1]++;
+    if (mirror_sign != 0.0 && ci != cj && cj >= lo && cj < hi) out->rowptr[cj - lo + 1]++;
+  })
+  for (int64_t i = 0; i < n; i++) out->rowptr[i + 1] += out->rowptr[i];
+  const int64_t nnz = out->rowptr[n];
+  SPS_TRY(sps_host_alloc(ctx, (void **)&out->colind, (size_t)(nnz > 0 ? nnz : 1),
+                         sizeof *out->colind, "columns of the rank's rows"));
+  SPS_TRY(sps_host_alloc(ctx, (void **)&out->values, (size_t)(nnz > 0 ? nnz : 1),
+                         sizeof *out->values, "values of the rank's rows"));
+  {
+    int64_t *at = NULL;
+    SPS_TRY(sps_host_alloc(ctx, (void **)&at, (size_t)n + 1, sizeof *at, "row cursors"));
+    memcpy(at, out->rowptr, ((size_t)n + 1) * sizeof *at);
+    COO_FOR_EACH(&c, {
+      if (ci >= lo && ci < hi) {
+        const int64_t p = at[ci - lo]++;
+        out->colind[p] = cj;
+        out->values[p] = cv;
+      }
+      if (mirror_sign != 0.0 && ci != cj && cj >= lo && cj < hi) {
+        const int64_t p = at[cj - lo]++;
+        out->colind[p] = ci;
+        out->values[p] = mirror_sign * cv;
+      }
+    })
+    sps_host_free(at);
+  }
+  coo_free(&c);
+  return SPS_SUCCESS;
+cleanup:
+  sps_mm_close(&r);
+  coo_free(&c);
+  sps_mm_rows_free(out);
+  return st;
+}
+
+void sps_mm_rows_free(sps_mm_rows *rows)
+{
+  sps_host_free(rows->rowptr);
+  sps_host_free(rows->colind);
+  sps_host_free(rows->values);
+  rows->rowptr = NULL;
+  rows->colind = NULL;
+  rows->values = NULL;
 }

@@ -100,4 +100,23 @@ const char *sps_mm_parse_line(sps_mm_reader *r, const sps_mm_header *h, const ch
  */
 const char *sps_mm_parse_double(const char *p, double *v, int integer_only);
 
+/*
+ * One rank's rows of a square Matrix Market matrix (core/mm_read.c): part `part` of `nparts`
+ * contiguous blocks, rows [floor(part n / nparts), floor((part+1) n / nparts)), as CSR with
+ * original column indices (a symmetric file's mirrored entries included; rows unsorted). The
+ * whole file is read and checked as sps_matrix_read_mm checks it, keeping only these rows'
+ * entries. The arrays are freed with sps_mm_rows_free.
+ */
+typedef struct sps_mm_rows {
+  int64_t nrows, ncols;  /* the whole matrix */
+  sps_symmetry symmetry; /* as declared */
+  int64_t first, n;      /* rows [first, first + n) */
+  int64_t *rowptr;       /* n + 1 */
+  int64_t *colind;
+  double *values;
+} sps_mm_rows;
+sps_status sps_mm_read_rows(sps_context *ctx, const char *path, unsigned flags, int nparts,
+                            int part, sps_mm_rows *out);
+void sps_mm_rows_free(sps_mm_rows *rows);
+
 #endif /* SPS_CORE_MM_SCAN_H */

@@ -7,8 +7,11 @@ FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer -std=c11 -ffp-contract=off -Wno-unk
 	$(FUZZ_SANITIZE)
 FUZZ_CPPFLAGS = -DHAVE_CONFIG_H -I$(FUZZ_BUILD) -I$(top_srcdir)/include -I$(top_srcdir)/cli \
 	-I$(top_srcdir)/fuzz -D_POSIX_C_SOURCE=200809L
-# The library's C sources but the three that exist only for CUDA; config.h without SPS_HAVE_CUDA.
-FUZZ_LIB_SRCS = $(filter-out core/backend_cuda.c spmv/cusparse.c spmv/spmm_cusparse.c,$(filter %.c,$(libspsolve_la_SOURCES)))
+# The library's C sources but the three that exist only for CUDA and those that exist only for
+# MPI; config.h without SPS_HAVE_CUDA, SPS_HAVE_MPI and SPS_HAVE_METIS.
+FUZZ_LIB_SRCS = $(filter-out core/backend_cuda.c spmv/cusparse.c spmv/spmm_cusparse.c \
+	core/comm.c core/halo.c core/dist_%.c core/partition.c spmv/dist.c spmv/ref/dist.c,\
+	$(filter %.c,$(libspsolve_la_SOURCES)))
 FUZZ_OBJECTS = $(FUZZ_LIB_SRCS:%.c=$(FUZZ_BUILD)/obj/%.o) $(FUZZ_BUILD)/obj/cli/options.o \
 	$(FUZZ_BUILD)/obj/cli/error.o
 FUZZ_LIBS = $(filter -lz -llzma -lbz2,$(LIBS)) -lm
@@ -21,7 +24,7 @@ EXTRA_DIST += %reldir%/README.md %reldir%/run.sh %reldir%/fuzz_util.h \
 	$(FUZZ_TARGETS:%=%reldir%/%.c) %reldir%/corpus
 
 $(FUZZ_BUILD)/config.h: config.h
-	$(AM_V_GEN)$(MKDIR_P) $(FUZZ_BUILD) && sed '/SPS_HAVE_CUDA/d' config.h >$@
+	$(AM_V_GEN)$(MKDIR_P) $(FUZZ_BUILD) && sed '/SPS_HAVE_CUDA/d; /SPS_HAVE_MPI/d; /SPS_HAVE_METIS/d' config.h >$@
 
 $(FUZZ_BUILD)/obj/%.o: $(top_srcdir)/%.c $(FUZZ_BUILD)/config.h $(FUZZ_HDRS)
 	@$(MKDIR_P) $(@D)

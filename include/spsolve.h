@@ -44,7 +44,8 @@ extern "C" {
   X(SPS_ERR_NO_DEVICE, -9, "no usable CUDA device")                                     \
   X(SPS_ERR_STATE, -10, "call out of order (e.g. solve before setup)")                 \
   X(SPS_ERR_BUSY, -11, "objects made from the context are still alive")                \
-  X(SPS_ERR_INTERRUPTED, -12, "interrupted: a progress callback asked to stop")
+  X(SPS_ERR_INTERRUPTED, -12, "interrupted: a progress callback asked to stop")         \
+  X(SPS_ERR_MPI, -13, "MPI communication error (distributed contexts)")
 
 /** Status returned by every function. */
 typedef enum sps_status {
@@ -756,6 +757,19 @@ sps_status sps_solver_set_flexible(sps_solver *solver, int enable);
  * @return as sps_solver_set_flexible.
  */
 sps_status sps_solver_set_gmres_fused(sps_solver *solver, int enable);
+/**
+ * Pipelined CG (Ghysels and Vanroose, Parallel Computing 40(7), 2014) when @p enable is
+ * nonzero (CG only; off by default): one reduction per iteration, started before the
+ * preconditioner and the product and finished after them, so that on a distributed context
+ * its exchange (MPI_Iallgather) runs behind them; it costs four more vectors and updates.
+ * Its recurrences differ from CG's and lose accuracy on ill-conditioned matrices: it takes
+ * CG's iteration count (or one more) on well-conditioned ones and up to 2.6 times CG's on the
+ * ill-conditioned shared SPD matrices, where it restarts from the true residual when its
+ * recurrences break down (doc/performance.md gives the counts). The iteration
+ * is driven from the host (one read of its sums per iteration). A change takes effect at the
+ * next setup.
+ */
+sps_status sps_solver_set_pipelined(sps_solver *solver, int enable);
 /** Preconditioner (::SPS_PRECOND_AUTO by default); takes effect at the next setup. */
 sps_status sps_solver_set_precond(sps_solver *solver, sps_precond_type precond);
 /**

@@ -2,8 +2,12 @@
 #include <math.h>
 #include <string.h>
 
+#include "../core/comm.h"
 #include "../core/splitmix64.h"
 #include "precond.h"
+#ifdef SPS_HAVE_MPI
+#include "../core/dist_matrix.h"
+#endif
 
 /* The registry: one entry per sps_precond_type, in enum order. */
 static const sps_precond_ops *const registry[SPS_PRECOND_TYPE_COUNT] = {
@@ -75,6 +79,9 @@ sps_status sps_precond_setup(sps_precond *pc, const sps_matrix *A, double sign,
   pc->n = A->nrows;
   pc->sign = sign < 0.0 ? -1.0 : 1.0;
   pc->plan = plan;
+#ifdef SPS_HAVE_MPI
+  pc->row_ids = A->dist ? A->dist->old_ids : NULL;
+#endif
   memset(&pc->info, 0, sizeof pc->info);
   pc->info.type = pc->ops->type;
   pc->info.negated = pc->sign < 0.0;
@@ -104,18 +111,30 @@ sps_status sps_precond_estimate_growth(sps_precond *pc)
   sps_context *ctx = pc->ctx;
   const sps_backend *be = ctx->be;
   const int64_t n = pc->n;
+  const size_t bytes = (size_t)(n > 0 ? n : 1) * sizeof(double);
   sps_status st = SPS_SUCCESS;
   double *hv = NULL, *v = NULL, *z = NULL;
   pc->info.growth = 0.0;
-  if (n == 0) return SPS_SUCCESS;
-  SPS_TRY(sps_host_alloc(ctx, (void **)&hv, (size_t)n, sizeof(double), "growth estimate (host)"));
-  uint64_t seed = 20261123u;
-  /* the fixed pseudo-random vector of the growth estimate, the same everywhere */
-  for (int64_t i = 0; i < n; i++) hv[i] = sps_splitmix64_sym(&seed);
-  SPS_TRY(be->malloc(ctx, (void **)&v, (size_t)n * sizeof(double), "growth estimate v"));
-  SPS_TRY(be->malloc(ctx, (void **)&z, (size_t)n * sizeof(double), "growth estimate z"));
-  SPS_TRY(be->upload(ctx, v, hv, (size_t)n * sizeof(double)));
-  SPS_TRY(sps_precond_apply(pc, v, z));
+  /* every rank of a distributed matrix takes part in the norms, rows or none */
+  if (n == 0 && !sps_comm_is_dist(ctx)) return SPS_SUCCESS;
+  const uint64_t seed = 20261123u;
+  st = sps_host_alloc(ctx, (void **)&hv, (size_t)(n > 0 ? n : 1), sizeof(double),
+                      "growth estimate (host)");
+  if (!st) {
+    /* the fixed pseudo-random vector of the growth estimate, the same everywhere: entry i
+     * is draw i of splitmix64 (state seed + i gamma), i the row's original index on a
+     * distributed matrix, so every partition has the same vector */
+    for (int64_t i = 0; i < n; i++) {
+      const int64_t g = pc->row_ids ? pc->row_ids[i] : i;
+      uint64_t state = seed + (uint64_t)g * 0x9E3779B97F4A7C15ull;
+      hv[i] = sps_splitmix64_sym(&state);
+    }
+    st = be->malloc(ctx, (void **)&v, bytes, "growth estimate v");
+  }
+  if (!st) st = be->malloc(ctx, (void **)&z, bytes, "growth estimate z");
+  if (!st) st = be->upload(ctx, v, hv, (size_t)n * sizeof(double));
+  if (!st) st = sps_precond_apply(pc, v, z);
+  SPS_TRY(sps_comm_agree(ctx, st));
   double nv, nz;
   SPS_TRY(be->nrm2(ctx, n, v, &nv));
   SPS_TRY(be->nrm2(ctx, n, z, &nz));

@@ -80,6 +80,7 @@ struct sps_precond {
   sps_precond_params params; /* copied at creation */
   sps_precond_info info;     /* what setup found and did */
   void *data;                /* the preconditioner's own state */
+  const int64_t *row_ids;    /* a distributed matrix's original row indices (borrowed), or NULL */
 };
 
 /* Create an unset preconditioner of a type (not AUTO) with the given parameters (NULL:

@@ -3,7 +3,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../core/comm.h"
 #include "solver_internal.h"
+#ifdef SPS_HAVE_MPI
+#include "../core/dist_matrix.h"
+#endif
 
 /*
  * The rule (doc/design.md, "The automatic choice"). From the matrix:
@@ -91,6 +95,8 @@ static void add_try(auto_state *st, sps_solver_type method, sps_precond_type pc,
 int sps_solver_diagonal_sign(const sps_matrix *A)
 {
   int pos = 1, neg = 1;
+  /* a distributed matrix's diagonal lies in its diagonal blocks, whose local columns number
+   * the rows as the rows themselves */
   for (int64_t i = 0; i < A->nrows && (pos || neg); i++) {
     double d = 0.0;
     for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
@@ -98,7 +104,21 @@ int sps_solver_diagonal_sign(const sps_matrix *A)
     if (!(d > 0.0)) pos = 0;
     if (!(d < 0.0)) neg = 0;
   }
-  return pos ? 1 : neg ? -1 : 0;
+  const int sign = pos ? 1 : neg ? -1 : 0;
+#ifdef SPS_HAVE_MPI
+  if (A->dist) return sps_dist_diagonal_sign(A, sign);
+#endif
+  return sign;
+}
+
+/* Whether A equals its transpose (over the ranks for a distributed matrix). */
+static sps_status matrix_symmetric(const sps_matrix *A, int *sym)
+{
+#ifdef SPS_HAVE_MPI
+  if (A->dist) return sps_dist_is_symmetric(A, sym);
+#endif
+  *sym = sps_matrix_block_is_symmetric(A);
+  return SPS_SUCCESS;
 }
 
 /* A short text for a try: "gmres+ilut(10,0.0001)". */
@@ -112,13 +132,11 @@ static void try_name(const auto_try *t, char *buf, size_t len)
 }
 
 /* Build the chain from the matrix and the user's settings. */
-static void build_chain(sps_solver *s, auto_state *st, int *sign)
+static sps_status build_chain(sps_solver *s, auto_state *st, int *sign)
 {
   const sps_matrix *A = s->A;
-  const int sym = A->symmetry == SPS_SYMMETRY_SYMMETRIC ||
-                  (A->symmetry != SPS_SYMMETRY_GENERAL && A->symmetry != SPS_SYMMETRY_SKEW &&
-                   sps_matrix_is_symmetric(A)) ||
-                  (A->symmetry == SPS_SYMMETRY_GENERAL && sps_matrix_is_symmetric(A));
+  int sym = A->symmetry == SPS_SYMMETRY_SYMMETRIC;
+  if (!sym && A->symmetry != SPS_SYMMETRY_SKEW) SPS_CHECK(matrix_symmetric(A, &sym));
   const int dsign = sps_solver_diagonal_sign(A);
   const int spd_like = sym && dsign != 0;
   *sign = spd_like && dsign < 0 ? -1 : 1;
@@ -132,7 +150,7 @@ static void build_chain(sps_solver *s, auto_state *st, int *sign)
                                   ? SPS_SOLVER_CG
                                   : SPS_SOLVER_GMRES;
     add_try(st, m, s->precond_type, p->ilut_fill, p->ilut_drop, 0);
-    return;
+    return SPS_SUCCESS;
   }
   const sps_solver_type nonsym = user_method != SPS_SOLVER_AUTO ? user_method : SPS_SOLVER_GMRES;
   const sps_solver_type spd_method = user_method != SPS_SOLVER_AUTO ? user_method : SPS_SOLVER_CG;
@@ -145,6 +163,7 @@ static void build_chain(sps_solver *s, auto_state *st, int *sign)
   add_try(st, nonsym, SPS_PRECOND_ILUT, 30.0, 1e-6, 0);
   add_try(st, nonsym, SPS_PRECOND_NONE, 0.0, 0.0,
           nonsym == SPS_SOLVER_GMRES && s->restart < AUTO_LAST_RESTART ? AUTO_LAST_RESTART : 0);
+  return SPS_SUCCESS;
 }
 
 /* ||M^-1 v|| ||A v|| / ||v||^2 from the preconditioner's growth and one SpMV: dimensionless. */
@@ -159,7 +178,7 @@ static sps_status scaled_growth(sps_solver *s, double *g)
   SPS_CHECK(be->fill(ctx, s->n, 1.0, s->r));
   SPS_CHECK(sps_spmv_apply_raw(s->plan, 1.0, s->r, 0.0, ((auto_state *)s->auto_state)->xsave));
   SPS_CHECK(be->nrm2(ctx, s->n, ((auto_state *)s->auto_state)->xsave, &na));
-  const double scale = s->n > 0 ? na / sqrt((double)s->n) : 0.0;
+  const double scale = s->n_global > 0 ? na / sqrt((double)s->n_global) : 0.0;
   if (scale > 0.0) *g *= scale;
   return SPS_SUCCESS;
 }
@@ -231,17 +250,20 @@ sps_status sps_solver_auto_setup(sps_solver *s)
 {
   sps_context *ctx = s->ctx;
   auto_state *st;
-  SPS_CHECK(sps_host_calloc(ctx, (void **)&st, 1, sizeof *st, "automatic choice"));
-  s->auto_state = st;
-  st->user_restart = s->restart;
-  SPS_CHECK(sps_solver_vec_alloc(s, &st->xsave, "automatic choice saved iterate"));
+  sps_status rc = sps_host_calloc(ctx, (void **)&st, 1, sizeof *st, "automatic choice");
+  if (!rc) {
+    s->auto_state = st;
+    st->user_restart = s->restart;
+    rc = sps_solver_vec_alloc(s, &st->xsave, "automatic choice saved iterate");
+  }
+  SPS_CHECK(sps_comm_agree(ctx, rc));
   int sign;
-  build_chain(s, st, &sign);
+  SPS_CHECK(build_chain(s, st, &sign));
   s->sign = sign;
   if (s->precond_type != SPS_PRECOND_AUTO) {
     /* A preconditioner the user named is not replaced: its failure is the setup's. */
     const auto_try *t = &st->tries[0];
-    const sps_status rc = sps_solver_use(s, t->method, t->precond, &s->precond_params, s->sign);
+    rc = sps_solver_use(s, t->method, t->precond, &s->precond_params, s->sign);
     if (rc) {
       sps_solver_add_attempt(s, t->method, t->precond, "%s", sps_context_last_error(ctx));
       return rc;

@@ -203,7 +203,8 @@ static sps_status gmres_setup_device(sps_solver *s, gmres_work *gw, size_t nwork
   h->m = gw->m;
   /* The fused steps form A v_j themselves as csr-scalar rounds it: only where the plan's
    * variant gives the same bits, and without a preconditioner. */
-  gw->fused = s->gmres_fused && sps_precond_is_identity(s->pc) && s->sign > 0.0 && be->gmres_fused &&
+  gw->fused = s->gmres_fused && !s->A->dist && sps_precond_is_identity(s->pc) && s->sign > 0.0 &&
+              be->gmres_fused &&
               be->gmres_fused_fits &&
               be->gmres_fused_fits(ctx, s->A, gw->m) && sps_spmv_plan_rounds_like_csr(s->plan);
   if (gw->fused) return SPS_SUCCESS;
@@ -239,8 +240,9 @@ static sps_status gmres_setup(sps_solver *s)
   gmres_work *gw;
   SPS_CHECK(sps_host_calloc(ctx, (void **)&gw, 1, sizeof *gw, "GMRES work space"));
   s->work = gw;
-  /* m = min(restart, n): more than n basis vectors cannot be independent. */
-  gw->m = (int64_t)s->restart > s->n ? (int)(s->n > 0 ? s->n : 1) : s->restart;
+  /* m = min(restart, n): more than n basis vectors cannot be independent (n of the whole
+   * matrix: every rank of a distributed one takes the same m). */
+  gw->m = (int64_t)s->restart > s->n_global ? (int)(s->n_global > 0 ? s->n_global : 1) : s->restart;
   s->restart_used = gw->m;
   const size_t m = (size_t)gw->m;
   if ((size_t)s->n > 0 && m + 1 > SIZE_MAX / sizeof(double) / (size_t)s->n)
@@ -485,7 +487,7 @@ static sps_status gmres_solve_host(sps_solver *s, const double *b, double *x, do
       const double res = fabs(g[j + 1]);
       sps_solver_record(s, it, res);
       if (happy || sps_solver_test(s, res) != SPS_REASON_NONE) break;
-      if (s->progress && sps_wtime() - s->progress_t >= s->progress_interval &&
+      if (sps_solver_progress_on(s) && sps_wtime() - s->progress_t >= s->progress_interval &&
           sps_solver_progress(s, it, res)) {
         interrupted = 1;
         break;

@@ -4,6 +4,7 @@ libspsolve_la_SOURCES += \
 	%reldir%/defaults.h \
 	%reldir%/solver.c \
 	%reldir%/cg.c \
+	%reldir%/cg_pipelined.c \
 	%reldir%/gmres.c \
 	%reldir%/bicgstab.c \
 	%reldir%/auto.c

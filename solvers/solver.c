@@ -4,9 +4,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../core/comm.h"
 #include "../spmv/threads_per_row.h"
 #include "defaults.h"
 #include "solver_internal.h"
+#ifdef SPS_HAVE_MPI
+#include "../core/dist_matrix.h"
+#endif
 
 /* The registry: one entry per sps_solver_type, in enum order. */
 static const sps_solver_method *const registry[SPS_SOLVER_TYPE_COUNT] = {
@@ -66,9 +70,16 @@ int sps_solver_next_batch(const sps_solver *s, int last, double rate, double rno
   return b < s->maxit - it ? b : s->maxit - it;
 }
 
+int sps_solver_progress_on(const sps_solver *s)
+{
+  /* the ranks of a distributed solve must cut their batches alike and stop at the same
+   * iteration, which clocks of their own would not give: no progress callback there */
+  return s->progress != NULL && !s->ctx->comm;
+}
+
 int sps_solver_progress_cap(const sps_solver *s, int batch)
 {
-  if (!s->progress || !(s->sec_per_it > 0.0)) return batch;
+  if (!sps_solver_progress_on(s) || !(s->sec_per_it > 0.0)) return batch;
   const double fit = s->progress_interval / s->sec_per_it;
   const int cap = fit < 1.0 ? 1 : fit > (double)batch ? batch : (int)fit;
   return cap < batch ? cap : batch;
@@ -76,7 +87,7 @@ int sps_solver_progress_cap(const sps_solver *s, int batch)
 
 int sps_solver_progress(sps_solver *s, int it, double rnorm)
 {
-  if (!s->progress) return 0;
+  if (!sps_solver_progress_on(s)) return 0;
   const int at = it + s->it_offset;
   const double now = sps_wtime();
   if (at > s->progress_it) s->sec_per_it = (now - s->progress_t) / (double)(at - s->progress_it);
@@ -392,6 +403,13 @@ sps_status sps_solver_set_gmres_fused(sps_solver *s, int enable)
   return SPS_SUCCESS;
 }
 
+sps_status sps_solver_set_pipelined(sps_solver *s, int enable)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  s->pipelined = enable != 0;
+  return SPS_SUCCESS;
+}
+
 sps_status sps_solver_set_precond(sps_solver *s, sps_precond_type precond)
 {
   if (!s) return SPS_ERR_ARGUMENT;
@@ -491,6 +509,7 @@ static void solver_release(sps_solver *s)
   s->is_setup = 0;
   s->A = NULL;
   s->n = 0;
+  s->n_global = 0;
   s->sign = 1.0;
   s->auto_on = 0;
   s->attempt_count = 0;
@@ -512,6 +531,22 @@ sps_solver_attempt *sps_solver_add_attempt(sps_solver *s, sps_solver_type method
   return a;
 }
 
+/*
+ * The preconditioners a distributed matrix takes: those built on each rank's diagonal block
+ * alone (block Jacobi over the ranks). Chebyshev's spectrum and AMG's hierarchy are of the
+ * whole matrix, which no rank holds.
+ */
+static int precond_distributes(sps_precond_type t)
+{
+  return t == SPS_PRECOND_NONE || t == SPS_PRECOND_JACOBI || t == SPS_PRECOND_BJACOBI ||
+         t == SPS_PRECOND_ILU0 || t == SPS_PRECOND_IC0 || t == SPS_PRECOND_ILUT;
+}
+
+/*
+ * On a distributed context every local step (an allocation, a factorisation) is followed by
+ * the ranks' agreement on its status (sps_comm_agree) before the next collective one, so that
+ * a failure on one rank fails the call on all instead of leaving them waiting.
+ */
 sps_status sps_solver_use(sps_solver *s, sps_solver_type method, sps_precond_type precond,
                           const sps_precond_params *params, double sign)
 {
@@ -519,12 +554,20 @@ sps_status sps_solver_use(sps_solver *s, sps_solver_type method, sps_precond_typ
   if (s->method->destroy) s->method->destroy(s);
   s->work = NULL;
   sps_precond_destroy(&s->pc);
-  s->method = registry[method];
+  s->method = method == SPS_SOLVER_CG && s->pipelined ? &sps_solver_method_cg_pipelined
+                                                       : registry[method];
   s->sign = sign;
-  sps_status st = sps_precond_create(ctx, &s->pc, precond, params);
+  sps_status st = SPS_SUCCESS;
+  if (s->A->dist && !precond_distributes(precond))
+    st = sps_error_set(ctx, SPS_ERR_UNSUPPORTED,
+                       "preconditioner '%s' does not run on a distributed matrix (none, jacobi, "
+                       "bjacobi, ilu0, ic0 and ilut do, on each rank's diagonal block)",
+                       sps_precond_type_name(precond));
+  if (!st) st = sps_precond_create(ctx, &s->pc, precond, params);
   if (!st) st = sps_precond_setup(s->pc, s->A, sign, s->plan);
+  st = sps_comm_agree(ctx, st);
   if (!st && !sps_precond_is_identity(s->pc)) st = sps_precond_estimate_growth(s->pc);
-  if (!st) st = work_alloc(s);
+  if (!st) st = sps_comm_agree(ctx, work_alloc(s));
   if (st) {
     if (s->method->destroy) s->method->destroy(s);
     s->work = NULL;
@@ -548,18 +591,29 @@ sps_status sps_solver_setup(sps_solver *s, const sps_matrix *A)
   solver_release(s);
   s->A = A;
   s->n = A->nrows;
-  SPS_TRY(sps_spmv_plan_create(ctx, &s->plan, A, s->spmv_kind));
-  sps_spmv_plan_set_owned(s->plan);
-  SPS_TRY(sps_spmv_plan_set_threads_per_row(s->plan, s->spmv_threads_per_row));
+#ifdef SPS_HAVE_MPI
+  s->n_global = A->dist ? A->dist->nglobal : A->nrows;
+#else
+  s->n_global = A->nrows;
+#endif
+  /* Each local step is agreed on before the next collective one (see sps_solver_use). */
+  st = sps_spmv_plan_create(ctx, &s->plan, A, s->spmv_kind);
+  if (!st) {
+    sps_spmv_plan_set_owned(s->plan);
+    st = sps_spmv_plan_set_threads_per_row(s->plan, s->spmv_threads_per_row);
+  }
+  SPS_TRY(sps_comm_agree(ctx, st));
   SPS_TRY(sps_spmv_plan_setup(s->plan));
   if (!sps_spmv_plan_rounds_like_csr(s->plan)) {
-    SPS_TRY(sps_spmv_plan_create(ctx, &s->check_plan, A, SPS_SPMV_CSR_SCALAR));
-    sps_spmv_plan_set_owned(s->check_plan);
+    st = sps_spmv_plan_create(ctx, &s->check_plan, A, SPS_SPMV_CSR_SCALAR);
+    if (!st) sps_spmv_plan_set_owned(s->check_plan);
+    SPS_TRY(sps_comm_agree(ctx, st));
     SPS_TRY(sps_spmv_plan_setup(s->check_plan));
   }
-  SPS_TRY(sps_solver_vec_alloc(s, &s->r, "solver residual"));
-  SPS_TRY(sps_solver_vec_alloc(s, &s->bs, "solver scaled right-hand side"));
-  SPS_TRY(history_alloc(s));
+  st = sps_solver_vec_alloc(s, &s->r, "solver residual");
+  if (!st) st = sps_solver_vec_alloc(s, &s->bs, "solver scaled right-hand side");
+  if (!st) st = history_alloc(s);
+  SPS_TRY(sps_comm_agree(ctx, st));
   s->auto_on = s->requested == SPS_SOLVER_AUTO || s->precond_type == SPS_PRECOND_AUTO;
   if (s->auto_on) {
     SPS_TRY(sps_solver_auto_setup(s));
@@ -572,7 +626,7 @@ sps_status sps_solver_setup(sps_solver *s, const sps_matrix *A)
     if (st) goto cleanup;
     a->accepted = 1;
   }
-  SPS_TRY(ctx->be->synchronize(ctx));
+  SPS_TRY(sps_comm_agree(ctx, ctx->be->synchronize(ctx)));
   s->is_setup = 1;
   s->reason = SPS_REASON_NONE;
   s->iterations = 0;
@@ -658,16 +712,9 @@ cleanup:
   return st;
 }
 
-/*
- * Solve: the checks and the work common to every method. ||b|| sets the tolerance
- * tol = max(rtol*||b||, atol); b = 0 gives x = 0 at once; an initial guess whose true
- * residual already meets tol takes 0 iterations; otherwise the method iterates from the
- * residual in s->r, on the system scaled as solve_scaled says. At the end the true residual
- * b - Ax is recomputed for get_residual. b and x must be distinct: x changes while b is read.
- */
-sps_status sps_solver_solve(sps_solver *s, const sps_vector *b, sps_vector *x)
+/* The checks of sps_solver_solve's arguments. */
+static sps_status solve_arguments(sps_solver *s, const sps_vector *b, const sps_vector *x)
 {
-  if (!s) return SPS_ERR_ARGUMENT;
   sps_context *ctx = s->ctx;
   SPS_CHECK_ARG(ctx, b, "b");
   SPS_CHECK_ARG(ctx, x, "x");
@@ -682,6 +729,23 @@ sps_status sps_solver_solve(sps_solver *s, const sps_vector *b, sps_vector *x)
     SPS_FAIL(ctx, SPS_ERR_SIZE,
              "sps_solver_solve: b has length %lld and x %lld, the matrix has order %lld",
              (long long)b->n, (long long)x->n, (long long)s->n);
+  return SPS_SUCCESS;
+}
+
+/*
+ * Solve: the checks and the work common to every method. ||b|| sets the tolerance
+ * tol = max(rtol*||b||, atol); b = 0 gives x = 0 at once; an initial guess whose true
+ * residual already meets tol takes 0 iterations; otherwise the method iterates from the
+ * residual in s->r, on the system scaled as solve_scaled says. At the end the true residual
+ * b - Ax is recomputed for get_residual. b and x must be distinct: x changes while b is read.
+ */
+sps_status sps_solver_solve(sps_solver *s, const sps_vector *b, sps_vector *x)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  sps_context *ctx = s->ctx;
+  /* a rank with bad arguments fails the solve on every rank (sps_comm_agree), before any
+   * collective step */
+  SPS_CHECK(sps_comm_agree(ctx, solve_arguments(s, b, x)));
   double t0 = sps_wtime();
   int k = 0;
   s->reason = SPS_REASON_NONE;

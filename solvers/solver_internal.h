@@ -40,6 +40,8 @@ typedef struct sps_solver_method {
 extern const sps_solver_method sps_solver_method_cg;
 extern const sps_solver_method sps_solver_method_gmres;
 extern const sps_solver_method sps_solver_method_bicgstab;
+/* Pipelined CG (solvers/cg_pipelined.c): CG when sps_solver_set_pipelined is on. */
+extern const sps_solver_method sps_solver_method_cg_pipelined;
 
 struct sps_solver {
   sps_context *ctx;
@@ -55,6 +57,7 @@ struct sps_solver {
   sps_orthog orthog;
   int flexible; /* GMRES: keep Z = M^-1 V and update x += Z y (flexible GMRES) */
   int gmres_fused; /* GMRES: let the backend run batches as one fused kernel (gmres_fused) */
+  int pipelined;   /* CG: the pipelined variant (sps_solver_set_pipelined) */
   sps_precond_type precond_type; /* as set: a preconditioner or SPS_PRECOND_AUTO */
   sps_spmv_kind spmv_kind;
   int spmv_threads_per_row;
@@ -78,7 +81,8 @@ struct sps_solver {
   int it_offset;    /* iterations of earlier tries of this solve: the history and the monitor
                        count on from there */
   const sps_matrix *A;
-  int64_t n;
+  int64_t n;        /* the rank's rows (all of them off a communicator) */
+  int64_t n_global; /* the whole matrix's order: what sizes the method (GMRES's restart cap) */
   sps_spmv_plan *plan;
   sps_spmv_plan *check_plan; /* csr-scalar, for the true residual, when plan's variant does not
                                 round like the compensated CSR product (coo, hyb, cusparse):
@@ -126,6 +130,10 @@ void sps_solver_monitor(sps_solver *s, int it, double rnorm);
  */
 int sps_solver_progress(sps_solver *s, int it, double rnorm);
 
+/* Whether the progress callback is in force: set, and the context is not distributed (its
+ * ranks would cut batches by clocks of their own and stop at different iterations). */
+int sps_solver_progress_on(const sps_solver *s);
+
 /* A batch length cut so that the batch lasts about the progress interval (unchanged without a
  * progress callback or before the time per iteration is known); at least 1. */
 int sps_solver_progress_cap(const sps_solver *s, int batch);
@@ -148,7 +156,8 @@ sps_solver_attempt *sps_solver_add_attempt(sps_solver *s, sps_solver_type method
     ;
 
 /* The sign of A's diagonal: +1 every entry positive, -1 every entry negative, 0 otherwise
- * (solvers/auto.c). CG runs on -A when it is -1 (A negative definite: -A is SPD). */
+ * (solvers/auto.c). CG runs on -A when it is -1 (A negative definite: -A is SPD). On a
+ * distributed matrix: the whole diagonal's (collective). */
 int sps_solver_diagonal_sign(const sps_matrix *A);
 
 /* The automatic choice (solvers/auto.c): setup picks and sets up the first try that builds;

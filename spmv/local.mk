@@ -46,6 +46,14 @@ libspsolve_la_SOURCES += \
 endif
 EXTRA_DIST += %reldir%/cusparse.c %reldir%/cusparse_csr.h %reldir%/cuda/launchers.h %reldir%/cuda/reduce.cuh
 
+# The product of distributed matrices (--with-mpi): halo exchange, head variant, boundary rows.
+if SPS_MPI
+libspsolve_la_SOURCES += %reldir%/dist.c %reldir%/ref/dist.c
+if SPS_CUDA
+libspsolve_la_SOURCES += %reldir%/cuda/dist.cu
+endif
+endif
+
 # The SpMM layer (Y = alpha*A*X + beta*Y for k columns): plan, rule, variants, CPU references, kernels.
 libspsolve_la_SOURCES += \
 	%reldir%/spmm_internal.h \

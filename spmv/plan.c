@@ -176,6 +176,9 @@ sps_status sps_spmv_plan_set_threads_per_row(sps_spmv_plan *plan, int tpr)
 
 static void plan_release(sps_spmv_plan *plan)
 {
+#ifdef SPS_HAVE_MPI
+  if (plan->dist) sps_spmv_dist_destroy(plan);
+#endif
   if (plan->is_setup && plan->variant && plan->variant->destroy) plan->variant->destroy(plan);
   plan->data = NULL;
   plan->is_setup = 0;
@@ -261,6 +264,9 @@ sps_status sps_spmv_plan_setup(sps_spmv_plan *plan)
   if (!plan) return SPS_ERR_ARGUMENT;
   plan_release(plan);
   choice_reset(plan);
+#ifdef SPS_HAVE_MPI
+  if (plan->A->dist) return sps_spmv_dist_setup(plan);
+#endif
   sps_spmv_kind kind = plan->requested;
   if (kind == SPS_SPMV_TUNE) {
     /* The user's threads per row restrict the candidates; the tuning's pick replaces them
@@ -291,6 +297,9 @@ sps_status sps_spmv_plan_setup(sps_spmv_plan *plan)
 sps_status sps_spmv_apply_raw(sps_spmv_plan *plan, double alpha, const double *x, double beta,
                               double *y)
 {
+#ifdef SPS_HAVE_MPI
+  if (plan->dist) return sps_spmv_dist_apply(plan, alpha, x, beta, y);
+#endif
   return plan->variant->apply(plan, alpha, x, beta, y);
 }
 
@@ -315,6 +324,9 @@ sps_status sps_spmv_apply(sps_spmv_plan *plan, double alpha, const sps_vector *x
 
 int sps_spmv_plan_rounds_like_csr(const sps_spmv_plan *plan)
 {
+#ifdef SPS_HAVE_MPI
+  if (plan && plan->dist) return plan->is_setup && sps_spmv_dist_rounds_like_csr(plan);
+#endif
   return plan && plan->is_setup && plan->variant && plan->variant->rounds_like_csr;
 }
 

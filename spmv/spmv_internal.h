@@ -41,7 +41,21 @@ struct sps_spmv_plan {
   void *data; /* the variant's format and buffers */
   int owned;  /* 1: made by another object (a solver) for itself, not counted by the context */
   sps_spmv_choice_info choice; /* how the variant in use was chosen (last setup): source, why */
+  struct sps_dist_spmv *dist; /* a distributed matrix's product (spmv/dist.c): the variant
+                                 above is then its head's, run by it; NULL otherwise */
 };
+
+#ifdef SPS_HAVE_MPI
+/* The product of a distributed matrix (spmv/dist.c): setup (collective: the head's variant,
+ * the halo exchange, the ranks' agreement), apply (y <- alpha A x + beta y with the halo
+ * exchange overlapping the rows that need no halo), destroy, and whether every rank's head
+ * variant rounds like csr-scalar. */
+sps_status sps_spmv_dist_setup(sps_spmv_plan *plan);
+sps_status sps_spmv_dist_apply(sps_spmv_plan *plan, double alpha, const double *x, double beta,
+                               double *y);
+void sps_spmv_dist_destroy(sps_spmv_plan *plan);
+int sps_spmv_dist_rounds_like_csr(const sps_spmv_plan *plan);
+#endif
 
 /*
  * TUNE at setup (spmv/tune.c): the cache entry or the fastest candidate set up in @p plan

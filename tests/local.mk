@@ -8,6 +8,7 @@ AM_TESTS_ENVIRONMENT = \
 	SPS_BUILDDIR='$(abs_top_builddir)'; export SPS_BUILDDIR; \
 	SPS_SRCDIR='$(abs_top_srcdir)'; export SPS_SRCDIR; \
 	PYTHON3='$(PYTHON3)'; export PYTHON3; \
+	SPS_MPIRUN='$(MPIRUN)'; export SPS_MPIRUN; \
 	SPSOLVE_CACHE_DIR=; export SPSOLVE_CACHE_DIR; \
 	if test -z "$$SPS_MATRICES" && test -n '$(SPS_MATRICES)'; then \
 	  SPS_MATRICES='$(SPS_MATRICES)'; export SPS_MATRICES; fi;
@@ -34,3 +35,4 @@ include %reldir%/numerics.mk
 include %reldir%/wrap.mk
 include %reldir%/python.mk
 include %reldir%/select.mk
+include %reldir%/mpi.mk

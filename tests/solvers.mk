@@ -38,3 +38,11 @@ TESTS += tests/regress/defaults %reldir%/regress/defaults-cuda.sh
 tests_regress_defaults_SOURCES = %reldir%/regress/defaults.c
 tests_regress_defaults_LDADD = $(TEST_LDADD)
 EXTRA_DIST += %reldir%/regress/defaults-cuda.sh
+# Pipelined CG: convergence, its iterations beside CG's, and (pipelined-cuda.sh) the GPU's x
+# against the CPU's to the bit.
+check_PROGRAMS += tests/unit/pipelined
+TESTS += tests/unit/pipelined %reldir%/unit/pipelined-cuda.sh
+EXTRA_DIST += %reldir%/unit/pipelined-cuda.sh
+tests_unit_pipelined_SOURCES = %reldir%/unit/pipelined.c
+tests_unit_pipelined_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
+tests_unit_pipelined_LDADD = $(TEST_LDADD)

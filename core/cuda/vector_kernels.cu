@@ -1,8 +1,9 @@
-/* vector_kernels.cu: elementwise vector kernels of the CUDA backend (fill, axpby, pointwise product).
+/* vector_kernels.cu: elementwise vector kernels of the CUDA backend (fill, axpby, pointwise product, gather).
  *
  * Thread-to-data map: a grid-stride loop, one double per thread per step, consecutive
  * threads on consecutive entries (coalesced). Each kernel makes one pass over its inputs
- * and output; they are bandwidth bound.
+ * and output; they are bandwidth bound. The gather reads x at the given indices (a halo's
+ * entries, sorted, so neighbouring threads mostly read nearby entries) and writes y in order.
  */
 #include <cstdint>
 
@@ -45,6 +46,15 @@ __global__ void pointwise_mult_kernel(int64_t n, const double *__restrict__ w,
     y[i] = w[i] * x[i];
 }
 
+/* y[k] <- x[idx[k]] */
+__global__ void gather_kernel(int64_t n, const int32_t *__restrict__ idx,
+                              const double *__restrict__ x, double *__restrict__ y)
+{
+  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n;
+       k += (int64_t)gridDim.x * blockDim.x)
+    y[k] = x[idx[k]];
+}
+
 } // namespace
 
 extern "C" cudaError_t sps_cuda_fill_launch(cudaStream_t s, int64_t n, double a, double *y)
@@ -67,5 +77,13 @@ extern "C" cudaError_t sps_cuda_pointwise_mult_launch(cudaStream_t s, int64_t n,
 {
   if (n <= 0) return cudaSuccess;
   pointwise_mult_kernel<<<grid_for(n), kThreads, 0, s>>>(n, w, x, y);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t sps_cuda_gather_launch(cudaStream_t s, int64_t n, const int32_t *idx,
+                                              const double *x, double *y)
+{
+  if (n <= 0) return cudaSuccess;
+  gather_kernel<<<grid_for(n), kThreads, 0, s>>>(n, idx, x, y);
   return cudaGetLastError();
 }

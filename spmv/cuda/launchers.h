@@ -12,6 +12,15 @@
 extern "C" {
 #endif
 
+/* The boundary rows [row0, nrows) of a distributed product (../ref/dist.c): one thread per row,
+ * the diagonal block's entries with x and the off-diagonal block's with the halo xh in one
+ * compensated sum. */
+cudaError_t sps_cuda_dist_rows(cudaStream_t stream, int64_t row0, int64_t nrows,
+                               const int64_t *rowptr, const int32_t *colind, const double *values,
+                               const int64_t *orowptr, const int32_t *ocolind,
+                               const double *ovalues, double alpha, const double *x,
+                               const double *xh, double beta, double *y);
+
 /* csr-scalar: one thread per row. y is not read when beta = 0. */
 cudaError_t sps_cuda_csr_scalar(cudaStream_t stream, int64_t nrows, const int64_t *rowptr,
                                 const int32_t *rowptr32,

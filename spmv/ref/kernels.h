@@ -186,6 +186,16 @@ static inline void sps_u128_add(uint64_t *lo, uint64_t *hi, uint64_t x)
 void sps_ref_stats(int64_t nrows, const int64_t *rowptr, const int32_t *colind, int columns,
                    int64_t k, sps_stats_sums *out);
 
+/*
+ * The boundary rows [row0, nrows) of a distributed product (spmv/dist.c): y_i <- alpha*s_i +
+ * beta*y_i, s_i the compensated sum of row i of the diagonal block (rowptr, colind, values)
+ * times x and of row i of the off-diagonal block (orowptr, ocolind, ovalues) times the halo xh.
+ */
+void sps_ref_dist_rows(int64_t row0, int64_t nrows, const int64_t *rowptr, const int32_t *colind,
+                       const double *values, const int64_t *orowptr, const int32_t *ocolind,
+                       const double *ovalues, double alpha, const double *x, const double *xh,
+                       double beta, double *y);
+
 #ifdef __cplusplus
 }
 #endif

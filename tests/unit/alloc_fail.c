@@ -1,9 +1,12 @@
-/* alloc_fail.c: the allocation-failure loop: for each operation (reading a matrix, plain and gzipped, and a vector; each SpMV plan; each SpMM plan; each solver with each preconditioner, set up and solved; the spsolve command's main path) the k-th host allocation is made to fail, k = 1, 2, ..., until the operation succeeds; every failure must return SPS_ERR_HOST_MEMORY (the command: exit status 3) and leave no block allocated. */
+/* alloc_fail.c: the allocation-failure loop: for each operation (reading a matrix, plain and gzipped, and a vector; each SpMV plan; each SpMM plan; each solver with each preconditioner, set up and solved; with MPI, the distributed operations on one rank; the spsolve command's main path) the k-th host allocation is made to fail, k = 1, 2, ..., until the operation succeeds; every failure must return SPS_ERR_HOST_MEMORY (the command: exit status 3) and leave no block allocated. */
 #include <fcntl.h>
 #include <unistd.h>
 
 #include "model_problems.h"
 #include "../../core/internal.h" /* the allocation-failure hook */
+#ifdef SPS_HAVE_MPI
+#include "../mpi/dist_ops.h"
+#endif
 
 /* The spsolve command, compiled into this program with its main renamed (tests/alloc.mk). */
 #undef main
@@ -151,6 +154,7 @@ typedef struct solver_env {
   long solve_allocs; /* allocations of the last solve */
   const char *param2; /* a second parameter (NULL: none) */
   double value2;
+  int pipelined;       /* CG: the pipelined variant */
 } solver_env;
 
 static sps_status op_solver(void *e)
@@ -168,6 +172,7 @@ static sps_status op_solver(void *e)
   if (!st && v->restart) st = sps_solver_set_restart(s, v->restart);
   if (!st && v->param) st = sps_solver_set_precond_param(s, v->param, v->value);
   if (!st && v->param2) st = sps_solver_set_precond_param(s, v->param2, v->value2);
+  if (!st && v->pipelined) st = sps_solver_set_pipelined(s, 1);
   if (!st) st = sps_vector_create(v->ctx, &b, n);
   if (!st) st = sps_vector_create(v->ctx, &x, n);
   if (!st) st = sps_vector_fill(b, 1.0);
@@ -243,6 +248,10 @@ static void write_matrix(const sps_matrix *A, const char *path)
 
 int main(void)
 {
+#ifdef SPS_HAVE_MPI
+  /* one rank, without a launcher (a singleton) */
+  MPI_Init(NULL, NULL);
+#endif
   sps_context *ctx;
   if (sps_context_create(&ctx, SPS_DEVICE_CPU, 0)) sps_bail("CPU context");
   sps_matrix *L = sps_test_conv_diff_or_bail(ctx, 8, 0.0, 4.0, 1.0); /* SPD, n = 64 */
@@ -304,7 +313,7 @@ int main(void)
   long solve_allocs_named = 0;
   for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
     for (size_t p = 0; p < sizeof pcs / sizeof pcs[0]; p++) {
-      solver_env se = {ctx, L, types[t], pcs[p], 0, 0, 0, 0, NULL, 0.0, 0, NULL, 0.0};
+      solver_env se = {ctx, L, types[t], pcs[p], 0, 0, 0, 0, NULL, 0.0, 0, NULL, 0.0, 0};
       char name[96];
       snprintf(name, sizeof name, "%s + %s: setup and solve", sps_solver_type_name(types[t]),
                sps_precond_type_name(pcs[p]));
@@ -319,25 +328,65 @@ int main(void)
     const char *name;
     solver_env se;
   } more[] = {
-      {"gmres + ilu0, flexible", {ctx, C, SPS_SOLVER_GMRES, SPS_PRECOND_ILU0, 1, 0, 0, 0, NULL, 0, 0, NULL, 0}},
-      {"gmres + ilu0, MGS (host-driven)", {ctx, C, SPS_SOLVER_GMRES, SPS_PRECOND_ILU0, 0, 1, 0, 0, NULL, 0, 0, NULL, 0}},
-      {"gmres + none, history, restart 100 > n", {ctx, C, SPS_SOLVER_GMRES, SPS_PRECOND_NONE, 0, 0, 1, 100, NULL, 0, 0, NULL, 0}},
-      {"gmres + ilu0 with matching and scaling", {ctx, C, SPS_SOLVER_GMRES, SPS_PRECOND_ILU0, 0, 0, 0, 0, "matching", 1, 0, NULL, 0}},
-      {"gmres + ilu0, multicolor ordering", {ctx, C, SPS_SOLVER_GMRES, SPS_PRECOND_ILU0, 0, 0, 0, 0, "ordering", 1, 0, NULL, 0}},
-      {"bicgstab + ilut, history", {ctx, C, SPS_SOLVER_BICGSTAB, SPS_PRECOND_ILUT, 0, 0, 1, 0, NULL, 0, 0, NULL, 0}},
-      {"auto + auto on the nonsymmetric matrix", {ctx, C, SPS_SOLVER_AUTO, SPS_PRECOND_AUTO, 0, 0, 0, 0, NULL, 0, 0, NULL, 0}},
-      {"cg + amg, coarse size 4 (a hierarchy of several levels)", {ctx, L, SPS_SOLVER_CG, SPS_PRECOND_AMG, 0, 0, 0, 0, "amg.coarse_size", 4, 0, NULL, 0}},
-      {"gmres + amg on the nonsymmetric matrix, coarse size 4", {ctx, C, SPS_SOLVER_GMRES, SPS_PRECOND_AMG, 0, 0, 0, 0, "amg.coarse_size", 4, 0, NULL, 0}},
-      {"cg + amg, classical, coarse size 4", {ctx, L, SPS_SOLVER_CG, SPS_PRECOND_AMG, 0, 0, 0, 0, "amg.coarse_size", 4, 0, "amg.coarsening", 1}},
-      {"cg + amg, aggregation, coarse size 4", {ctx, L, SPS_SOLVER_CG, SPS_PRECOND_AMG, 0, 0, 0, 0, "amg.coarse_size", 4, 0, "amg.coarsening", 0}},
-      {"cg + amg, aggregation with truncated P", {ctx, L, SPS_SOLVER_CG, SPS_PRECOND_AMG, 0, 0, 0, 0, "amg.coarsening", 0, 0, "amg.interp_max", 3}},
-      {"cg + amg, multicolour Gauss-Seidel", {ctx, L, SPS_SOLVER_CG, SPS_PRECOND_AMG, 0, 0, 0, 0, "amg.coarse_size", 4, 0, "amg.smoother", 2}},
-      {"gmres + amg, Gauss-Seidel on the nonsymmetric matrix (colouring with its transpose)", {ctx, C, SPS_SOLVER_GMRES, SPS_PRECOND_AMG, 0, 0, 0, 0, "amg.coarse_size", 4, 0, "amg.smoother", 2}},
-      {"cg + amg, aggressive classical coarsening", {ctx, L, SPS_SOLVER_CG, SPS_PRECOND_AMG, 0, 0, 0, 0, "amg.coarse_size", 4, 0, "amg.aggressive", 1}},
-      {"cg + amg, filtered coarse operators", {ctx, L, SPS_SOLVER_CG, SPS_PRECOND_AMG, 0, 0, 0, 0, "amg.coarse_size", 4, 0, "amg.filter", 0.02}},
+      {"gmres + ilu0, flexible", {ctx, C, SPS_SOLVER_GMRES, SPS_PRECOND_ILU0, 1, 0, 0, 0, NULL, 0, 0, NULL, 0, 0}},
+      {"gmres + ilu0, MGS (host-driven)", {ctx, C, SPS_SOLVER_GMRES, SPS_PRECOND_ILU0, 0, 1, 0, 0, NULL, 0, 0, NULL, 0, 0}},
+      {"gmres + none, history, restart 100 > n", {ctx, C, SPS_SOLVER_GMRES, SPS_PRECOND_NONE, 0, 0, 1, 100, NULL, 0, 0, NULL, 0, 0}},
+      {"gmres + ilu0 with matching and scaling", {ctx, C, SPS_SOLVER_GMRES, SPS_PRECOND_ILU0, 0, 0, 0, 0, "matching", 1, 0, NULL, 0, 0}},
+      {"gmres + ilu0, multicolor ordering", {ctx, C, SPS_SOLVER_GMRES, SPS_PRECOND_ILU0, 0, 0, 0, 0, "ordering", 1, 0, NULL, 0, 0}},
+      {"bicgstab + ilut, history", {ctx, C, SPS_SOLVER_BICGSTAB, SPS_PRECOND_ILUT, 0, 0, 1, 0, NULL, 0, 0, NULL, 0, 0}},
+      {"auto + auto on the nonsymmetric matrix", {ctx, C, SPS_SOLVER_AUTO, SPS_PRECOND_AUTO, 0, 0, 0, 0, NULL, 0, 0, NULL, 0, 0}},
+      {"cg + amg, coarse size 4 (a hierarchy of several levels)", {ctx, L, SPS_SOLVER_CG, SPS_PRECOND_AMG, 0, 0, 0, 0, "amg.coarse_size", 4, 0, NULL, 0, 0}},
+      {"gmres + amg on the nonsymmetric matrix, coarse size 4", {ctx, C, SPS_SOLVER_GMRES, SPS_PRECOND_AMG, 0, 0, 0, 0, "amg.coarse_size", 4, 0, NULL, 0, 0}},
+      {"cg + amg, classical, coarse size 4", {ctx, L, SPS_SOLVER_CG, SPS_PRECOND_AMG, 0, 0, 0, 0, "amg.coarse_size", 4, 0, "amg.coarsening", 1, 0}},
+      {"cg + amg, aggregation, coarse size 4", {ctx, L, SPS_SOLVER_CG, SPS_PRECOND_AMG, 0, 0, 0, 0, "amg.coarse_size", 4, 0, "amg.coarsening", 0, 0}},
+      {"cg + amg, aggregation with truncated P", {ctx, L, SPS_SOLVER_CG, SPS_PRECOND_AMG, 0, 0, 0, 0, "amg.coarsening", 0, 0, "amg.interp_max", 3, 0}},
+      {"cg + amg, multicolour Gauss-Seidel", {ctx, L, SPS_SOLVER_CG, SPS_PRECOND_AMG, 0, 0, 0, 0, "amg.coarse_size", 4, 0, "amg.smoother", 2, 0}},
+      {"gmres + amg, Gauss-Seidel on the nonsymmetric matrix (colouring with its transpose)", {ctx, C, SPS_SOLVER_GMRES, SPS_PRECOND_AMG, 0, 0, 0, 0, "amg.coarse_size", 4, 0, "amg.smoother", 2, 0}},
+      {"cg + amg, aggressive classical coarsening", {ctx, L, SPS_SOLVER_CG, SPS_PRECOND_AMG, 0, 0, 0, 0, "amg.coarse_size", 4, 0, "amg.aggressive", 1, 0}},
+      {"cg + amg, filtered coarse operators", {ctx, L, SPS_SOLVER_CG, SPS_PRECOND_AMG, 0, 0, 0, 0, "amg.coarse_size", 4, 0, "amg.filter", 0.02, 0}},
+      {"pipelined cg + none, history", {ctx, L, SPS_SOLVER_CG, SPS_PRECOND_NONE, 0, 0, 1, 0, NULL, 0, 0, NULL, 0, 1}},
+      {"pipelined cg + ic0", {ctx, L, SPS_SOLVER_CG, SPS_PRECOND_IC0, 0, 0, 0, 0, NULL, 0, 0, NULL, 0, 1}},
   };
   for (size_t k = 0; k < sizeof more / sizeof more[0]; k++)
     alloc_loop(more[k].name, op_solver, &more[k].se, &allocs);
+
+#ifdef SPS_HAVE_MPI
+  /* The distributed operations on one rank (tests/mpi/alloc_fail runs them on several). */
+  {
+    const int64_t *frp;
+    const int32_t *fci;
+    const double *fva;
+    int64_t n;
+    sps_matrix_get_size(L, &n, NULL, NULL);
+    sps_matrix_get_csr(L, &frp, &fci, &fva);
+    int64_t *ci = malloc((size_t)frp[n] * sizeof *ci);
+    if (!ci) sps_bail("out of host memory");
+    for (int64_t k = 0; k < frp[n]; k++) ci[k] = fci[k];
+    static const struct {
+      const char *name;
+      int what;
+      sps_solver_type method;
+      sps_precond_type precond;
+      int pipelined;
+    } dops[] = {
+        {"distributed (1 rank): a context", DIST_OP_CONTEXT, 0, 0, 0},
+        {"distributed (1 rank): a matrix from local rows", DIST_OP_LOCAL, 0, 0, 0},
+        {"distributed (1 rank): a matrix scattered, a vector scattered and gathered", DIST_OP_SCATTER, 0, 0, 0},
+        {"distributed (1 rank): a matrix read by every rank", DIST_OP_READ, 0, 0, 0},
+        {"distributed (1 rank): an SpMV plan with a timeline", DIST_OP_SPMV, 0, 0, 0},
+        {"distributed (1 rank): cg + jacobi", DIST_OP_SOLVE, SPS_SOLVER_CG, SPS_PRECOND_JACOBI, 0},
+        {"distributed (1 rank): pipelined cg + ic0", DIST_OP_SOLVE, SPS_SOLVER_CG, SPS_PRECOND_IC0, 1},
+        {"distributed (1 rank): gmres + ilu0", DIST_OP_SOLVE, SPS_SOLVER_GMRES, SPS_PRECOND_ILU0, 0},
+        {"distributed (1 rank): auto + auto", DIST_OP_SOLVE, SPS_SOLVER_AUTO, SPS_PRECOND_AUTO, 0},
+    };
+    for (size_t o = 0; o < sizeof dops / sizeof dops[0]; o++) {
+      dist_env de = {MPI_COMM_WORLD, plain, L, n, frp, ci, fva, dops[o].what, dops[o].method,
+                     dops[o].precond, dops[o].pipelined};
+      alloc_loop(dops[o].name, dist_op, &de, &allocs);
+    }
+    free(ci);
+  }
+#endif
 
   /* The command's main path: read A and b, solve, write x; then the defaults (b = A x*). */
   char *argv1[] = {"spsolve", "--device", "cpu", "-q", "--rhs", vec, "-o", out, plain, NULL};
@@ -358,5 +407,8 @@ int main(void)
   if (sps_context_destroy(&ctx)) sps_bail("context destroy: %s", sps_context_last_error(ctx));
   sps_ok(sps_test_alloc_live() == 0, "no host block left allocated at the end (%ld)",
          sps_test_alloc_live());
+#ifdef SPS_HAVE_MPI
+  MPI_Finalize();
+#endif
   return sps_done();
 }

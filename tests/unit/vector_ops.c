@@ -102,6 +102,24 @@ static void check_size(sps_context *ctx, int64_t n, sps_rng *rng)
     ref[i] = w[i] * y[i];
   sps_ok(max_rel_diff(n, out, ref) <= tol, "n=%lld pointwise_mult in place", (long long)n);
 
+  /* gather: y[k] <- x[idx[k]] for indices in descending order, repeats included. */
+  {
+    int32_t *idx = malloc((size_t)(n ? n : 1) * sizeof *idx), *didx = NULL;
+    if (!idx) sps_bail("out of host memory");
+    for (int64_t k = 0; k < n; k++)
+      idx[k] = (int32_t)((n - 1 - k) / 2 * 2);
+    if (be->malloc(ctx, (void **)&didx, (size_t)(n ? n : 1) * sizeof *idx, "test indices") ||
+        be->upload(ctx, didx, idx, (size_t)n * sizeof *idx))
+      sps_bail("device indices: %s", sps_context_last_error(ctx));
+    be->gather(ctx, n, didx, dx, dy);
+    to_host(ctx, out, dy, n);
+    for (int64_t k = 0; k < n; k++)
+      ref[k] = x[idx[k]];
+    sps_ok(max_rel_diff(n, out, ref) == 0.0, "n=%lld gather", (long long)n);
+    be->free(ctx, didx);
+    free(idx);
+  }
+
   /* Reductions: error bound n*eps*sum|x_i y_i|. */
   double d = -1.0, dref = 0.0, dabs = 0.0;
   be->upload(ctx, dy, y, (size_t)n * sizeof(double));
