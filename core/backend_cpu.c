@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "block_ops.h"
 #include "compensated_sum.h"
 #include "csum_lanes.h"
 #include "internal.h"
@@ -546,4 +547,5 @@ const sps_backend sps_backend_cpu = {
     .bicgstab_step_a = cpu_bicgstab_step_a,
     .bicgstab_step_b = cpu_bicgstab_step_b,
     .bicgstab_direction = cpu_bicgstab_direction,
+    .block = &sps_block_backend_cpu,
 };

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "block_ops.h"
 #include "cuda_state.h"
 #include "nrm2_scale.h"
 
@@ -511,4 +512,5 @@ const sps_backend sps_backend_cuda = {
     .graph_destroy = cu_graph_destroy,
     .timer_start = cu_timer_start,
     .timer_stop = cu_timer_stop,
+    .block = &sps_block_backend_cuda,
 };
