@@ -58,6 +58,16 @@ sps_spmm_kind sps_spmm_select(const sps_matrix *A, int64_t k, sps_device_kind de
 sps_status sps_spmm_apply_raw(sps_spmm_plan *plan, double alpha, const double *X, int64_t ldx,
                               double beta, double *Y, int64_t ldy);
 
+/*
+ * Y <- alpha*A*X + beta*Y on the first k columns of row-major arrays, k at most the plan's:
+ * the block solvers' SpMM once columns have dropped out of their block. Served by the variants
+ * whose set-up data do not depend on k (spmm-csr, sputnik: its row order) or are sized for the
+ * plan's k and used in part (spmm-balanced: its partial sums); SPS_ERR_UNSUPPORTED for the
+ * others (cusparse-spmm's descriptors, spmm-spmv: k = 1 only) when k is not the plan's.
+ */
+sps_status sps_spmm_apply_cols(sps_spmm_plan *plan, int64_t k, double alpha, const double *X,
+                               int64_t ldx, double beta, double *Y, int64_t ldy);
+
 /* The vector width (1 or 2 doubles) the GPU kernels may use on X and Y: 2 when k >= 2, both
  * leading dimensions are even and both arrays are 16-byte aligned. */
 int sps_spmm_xy_vec(int64_t k, const double *X, int64_t ldx, const double *Y, int64_t ldy);

@@ -147,6 +147,23 @@ sps_status sps_spmm_apply_raw(sps_spmm_plan *plan, double alpha, const double *X
   return plan->variant->apply(plan, alpha, X, ldx, beta, Y, ldy);
 }
 
+sps_status sps_spmm_apply_cols(sps_spmm_plan *plan, int64_t k, double alpha, const double *X,
+                               int64_t ldx, double beta, double *Y, int64_t ldy)
+{
+  if (k == plan->k) return plan->variant->apply(plan, alpha, X, ldx, beta, Y, ldy);
+  if (k < 1 || k > plan->k || !(plan->kind == SPS_SPMM_CSR || plan->kind == SPS_SPMM_SPUTNIK ||
+                                plan->kind == SPS_SPMM_BALANCED))
+    SPS_FAIL(plan->ctx, SPS_ERR_UNSUPPORTED,
+             "SpMM variant '%s' set up for k = %lld cannot apply to %lld columns",
+             kind_names[plan->kind], (long long)plan->k, (long long)k);
+  /* The variants read the column count from the plan at each apply. */
+  const int64_t kplan = plan->k;
+  plan->k = k;
+  const sps_status st = plan->variant->apply(plan, alpha, X, ldx, beta, Y, ldy);
+  plan->k = kplan;
+  return st;
+}
+
 sps_status sps_spmm_apply(sps_spmm_plan *plan, double alpha, const sps_multivector *X, double beta,
                           sps_multivector *Y)
 {
