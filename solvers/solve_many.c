@@ -151,8 +151,8 @@ sps_status sps_batch_setup(sps_solver *s)
   if (bt->kmax > 1) {
     /* AUTO never picks cusparse-spmm, so every column is csr-scalar's SpMV. */
     SPS_TRY(sps_spmm_plan_create(ctx, &bt->spmm, s->A, bt->kmax));
+    sps_spmm_plan_set_owned(bt->spmm); /* the solver's own, as its SpMV plan */
     SPS_TRY(sps_spmm_plan_setup(bt->spmm));
-    sps_context_track(ctx, SPS_OBJECT_SPMM_PLAN, -1); /* the solver's own, as its SpMV plan */
   }
   const int m = s->method->type == SPS_SOLVER_GMRES && !bt->block_cg ? s->restart_used : 0;
   const size_t nws = bt->bk->workspace(ctx, s->n, bt->kmax, m);

@@ -94,6 +94,13 @@ sps_status sps_spmm_plan_create(sps_context *ctx, sps_spmm_plan **out, const sps
   return SPS_SUCCESS;
 }
 
+void sps_spmm_plan_set_owned(sps_spmm_plan *plan)
+{
+  if (!plan || plan->owned) return;
+  plan->owned = 1;
+  sps_context_track(plan->ctx, SPS_OBJECT_SPMM_PLAN, -1);
+}
+
 sps_status sps_spmm_plan_set_kind(sps_spmm_plan *plan, sps_spmm_kind kind)
 {
   if (!plan) return SPS_ERR_ARGUMENT;
@@ -201,7 +208,7 @@ sps_status sps_spmm_plan_get_kind(const sps_spmm_plan *plan, sps_spmm_kind *kind
 sps_status sps_spmm_plan_destroy(sps_spmm_plan **plan)
 {
   if (!plan || !*plan) return SPS_SUCCESS;
-  sps_context_track((*plan)->ctx, SPS_OBJECT_SPMM_PLAN, -1);
+  if (!(*plan)->owned) sps_context_track((*plan)->ctx, SPS_OBJECT_SPMM_PLAN, -1);
   plan_release(*plan);
   sps_host_free(*plan);
   *plan = NULL;

@@ -10,8 +10,9 @@
  * x, the residual and the history): a batched step that summed in another order, skipped a
  * restart or updated a stopped column would change a bit. The right-hand sides mix columns that
  * stop at very different iterations: random ones, a zero column (x = 0 at once), a column
- * equal to A x0 (0 iterations from its initial guess), smooth ones (few iterations), columns
- * scaled by 1e-200 and 1e150 (the solve scaled by a power of two), and with a lower maxit
+ * equal to A x0 (0 iterations from its initial guess), smooth ones (few iterations; some of
+ * them scaled by 1e-250), columns scaled by 1e-200 and 1e150 (the solve scaled by a power of
+ * two, its x scaled back when the column is written back), and with a lower maxit
  * columns that hit it while others converge; so the blocks compact while they run. The same
  * program runs on the GPU (solve-many-cuda.sh, SPS_TEST_DEVICE=cuda): there the batched
  * kernels must match the single GPU solves.
@@ -94,7 +95,28 @@ typedef struct cfg {
   int maxit;
   int zero_guess;
   sps_orthog orthog;
+  int stop;          /* a progress callback that asks to stop at its first call */
+  int monitor_every; /* a monitor that records its calls (0: none) */
 } cfg;
+
+/* The monitor's calls. */
+static int mon_calls, mon_bad, mon_last;
+
+static void monitor(void *user, int it, double value)
+{
+  (void)user;
+  if (it <= mon_last || !(value >= 0.0)) mon_bad++;
+  mon_last = it;
+  mon_calls++;
+}
+
+static int stop_now(void *user, int it, double value)
+{
+  (void)user;
+  (void)it;
+  (void)value;
+  return 1;
+}
 
 static sps_solver *make_solver(const sps_matrix *A, const cfg *c, int columns)
 {
@@ -104,6 +126,8 @@ static sps_solver *make_solver(const sps_matrix *A, const cfg *c, int columns)
       sps_solver_set_tolerances(s, c->rtol, 0.0) || sps_solver_set_max_iterations(s, c->maxit) ||
       sps_solver_set_orthogonalization(s, c->orthog) || sps_solver_set_history(s, 1) ||
       sps_solver_set_zero_guess(s, c->zero_guess) || sps_solver_set_columns(s, columns) ||
+      (c->stop && sps_solver_set_progress(s, stop_now, NULL, 1e-6)) ||
+      (c->monitor_every && sps_solver_set_monitor(s, monitor, NULL, c->monitor_every)) ||
       sps_solver_setup(s, A))
     sps_bail("%s: solver: %s", c->what, sps_context_last_error(ctx));
   return s;
@@ -141,9 +165,12 @@ static void make_columns(const sps_matrix *A, int64_t k, double *B, double *X0, 
       for (int64_t i = 0; i < n; i++) x0[i] = sps_rng_uniform(&rng);
       sps_test_host_mv(A, x0, b);
       break;
-    case 3:
-      for (int64_t i = 0; i < n; i++) b[i] = 1.0 + 0.001 * (double)(i % 7);
+    case 3: {
+      /* smooth, and every other one tiny: a scaled column that finishes early */
+      const double f = (j / 6) % 2 ? 1e-250 : 1.0;
+      for (int64_t i = 0; i < n; i++) b[i] = f * (1.0 + 0.001 * (double)(i % 7));
       break;
+    }
     default: {
       const double f = kind == 4 ? 1e-200 : kind == 5 ? 1e150 : 1.0;
       for (int64_t i = 0; i < n; i++) b[i] = f * sps_rng_uniform(&rng);
@@ -211,6 +238,7 @@ static sps_many_mode compare(const sps_matrix *A, const cfg *c, int64_t k, uint6
   for (int64_t j = 0; j < k; j++) solve_single(A, c, B + j * n, X0 + j * n, &ref[j]);
   sps_solver *s = make_solver(A, c, (int)k);
   sps_multivector *MB = make_mv(n, k, B), *MX = make_mv(n, k, X0);
+  mon_calls = mon_bad = mon_last = 0; /* the monitor's calls of this solve_many only */
   const sps_status st = sps_solver_solve_many(s, MB, MX);
   sps_multivector_download(MX, X, n, k);
   sps_many_report mr;
@@ -283,7 +311,7 @@ static void test_batched(void)
   const double rtol = 1e-10;
   cfg c;
 
-  c = (cfg){"CG, 2-D Poisson (169)", SPS_SOLVER_CG, SPS_PRECOND_NONE, 0, rtol, 10000, 0, SPS_ORTHOG_CGS2};
+  c = (cfg){"CG, 2-D Poisson (169)", SPS_SOLVER_CG, SPS_PRECOND_NONE, 0, rtol, 10000, 0, SPS_ORTHOG_CGS2, 0, 0};
   compare_with_maxit(P, c, 1, 1);
   compare_with_maxit(P, c, 7, 2);
   compare_with_maxit(P, c, 64, 3);
@@ -293,28 +321,28 @@ static void test_batched(void)
   c.what = "CG + Jacobi, zero guess";
   c.zero_guess = 1;
   compare(P, &c, 6, 5, NULL, NULL);
-  c = (cfg){"CG on a negative definite A (-A solved)", SPS_SOLVER_CG, SPS_PRECOND_JACOBI, 0, rtol, 10000, 0, SPS_ORTHOG_CGS2};
+  c = (cfg){"CG on a negative definite A (-A solved)", SPS_SOLVER_CG, SPS_PRECOND_JACOBI, 0, rtol, 10000, 0, SPS_ORTHOG_CGS2, 0, 0};
   compare(NEG, &c, 5, 6, NULL, NULL);
-  c = (cfg){"CG + IC(0), nos3", SPS_SOLVER_CG, SPS_PRECOND_IC0, 0, rtol, 10000, 0, SPS_ORTHOG_CGS2};
+  c = (cfg){"CG + IC(0), nos3", SPS_SOLVER_CG, SPS_PRECOND_IC0, 0, rtol, 10000, 0, SPS_ORTHOG_CGS2, 0, 0};
   compare_with_maxit(nos3, c, 6, 7);
 
-  c = (cfg){"GMRES(30), convection-diffusion (121)", SPS_SOLVER_GMRES, SPS_PRECOND_NONE, 30, rtol, 10000, 0, SPS_ORTHOG_CGS2};
+  c = (cfg){"GMRES(30), convection-diffusion (121)", SPS_SOLVER_GMRES, SPS_PRECOND_NONE, 30, rtol, 10000, 0, SPS_ORTHOG_CGS2, 0, 0};
   compare_with_maxit(CD, c, 7, 8);
   c.what = "GMRES(8) + Jacobi, convection-diffusion (restarts)";
   c.restart = 8;
   c.pc = SPS_PRECOND_JACOBI;
   compare_with_maxit(CD, c, 16, 9);
-  c = (cfg){"GMRES(30) + ILU(0), orsreg_1", SPS_SOLVER_GMRES, SPS_PRECOND_ILU0, 30, rtol, 10000, 0, SPS_ORTHOG_CGS2};
+  c = (cfg){"GMRES(30) + ILU(0), orsreg_1", SPS_SOLVER_GMRES, SPS_PRECOND_ILU0, 30, rtol, 10000, 0, SPS_ORTHOG_CGS2, 0, 0};
   compare_with_maxit(ors, c, 4, 10);
-  c = (cfg){"GMRES(20), 2-D Poisson, 64 columns", SPS_SOLVER_GMRES, SPS_PRECOND_NONE, 20, rtol, 10000, 0, SPS_ORTHOG_CGS2};
+  c = (cfg){"GMRES(20), 2-D Poisson, 64 columns", SPS_SOLVER_GMRES, SPS_PRECOND_NONE, 20, rtol, 10000, 0, SPS_ORTHOG_CGS2, 0, 0};
   compare(P, &c, 64, 11, NULL, NULL);
 
-  c = (cfg){"BiCGSTAB, convection-diffusion (121)", SPS_SOLVER_BICGSTAB, SPS_PRECOND_NONE, 0, rtol, 10000, 0, SPS_ORTHOG_CGS2};
+  c = (cfg){"BiCGSTAB, convection-diffusion (121)", SPS_SOLVER_BICGSTAB, SPS_PRECOND_NONE, 0, rtol, 10000, 0, SPS_ORTHOG_CGS2, 0, 0};
   compare_with_maxit(CD, c, 9, 12);
   compare(CD, &c, 64, 13, NULL, NULL);
   /* maxit 300: a random b stagnates on watt_2 (restarting after breakdowns), the other
    * columns converge */
-  c = (cfg){"BiCGSTAB + ILU(0), watt_2", SPS_SOLVER_BICGSTAB, SPS_PRECOND_ILU0, 0, rtol, 300, 0, SPS_ORTHOG_CGS2};
+  c = (cfg){"BiCGSTAB + ILU(0), watt_2", SPS_SOLVER_BICGSTAB, SPS_PRECOND_ILU0, 0, rtol, 300, 0, SPS_ORTHOG_CGS2, 0, 0};
   compare_with_maxit(watt, c, 3, 14);
   c.what = "BiCGSTAB + Jacobi, 2-D Poisson";
   c.pc = SPS_PRECOND_JACOBI;
@@ -331,6 +359,34 @@ static void test_batched(void)
   csr_free(&neg);
 }
 
+/* A progress callback that stops at once: every running column ends interrupted at the first
+ * batch read with the iterate reached (GMRES: x from the part of its cycle done), as the
+ * single solve; a monitor: calls at increasing multiples of its interval, results unchanged. */
+static void test_interrupt_and_monitor(void)
+{
+  csr p = grid2d(13, 0.0, 1.0), cd = grid2d(11, 0.3, 1.0);
+  sps_matrix *P = upload(&p), *CD = upload(&cd);
+  const struct {
+    const char *what;
+    sps_solver_type type;
+    sps_matrix *A;
+  } runs[] = {{"CG, stopped by the progress callback", SPS_SOLVER_CG, P},
+              {"GMRES(30), stopped by the progress callback", SPS_SOLVER_GMRES, CD},
+              {"BiCGSTAB, stopped by the progress callback", SPS_SOLVER_BICGSTAB, CD}};
+  for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
+    cfg c = {runs[k].what, runs[k].type, SPS_PRECOND_JACOBI, 30, 1e-10, 10000, 0, SPS_ORTHOG_CGS2, 1, 0};
+    compare(runs[k].A, &c, 8, 51 + k, NULL, NULL);
+  }
+  cfg c = {"CG with a monitor every 5 iterations", SPS_SOLVER_CG, SPS_PRECOND_NONE, 0, 1e-10, 10000, 0, SPS_ORTHOG_CGS2, 0, 5};
+  compare(P, &c, 8, 55, NULL, NULL);
+  sps_ok(mon_calls > 0 && mon_bad == 0 && mon_last % 5 == 0,
+         "the monitor: %d calls, iterations increasing, multiples of 5", mon_calls);
+  sps_matrix_destroy(&P);
+  sps_matrix_destroy(&CD);
+  csr_free(&p);
+  csr_free(&cd);
+}
+
 /* Settings the batched steps cannot match bit for bit: one column at a time, with the single
  * solve's results (so the comparison still holds) and the mode saying so. */
 static void test_one_by_one(void)
@@ -338,7 +394,7 @@ static void test_one_by_one(void)
   csr cd = grid2d(11, 0.3, 1.0);
   sps_matrix *CD = upload(&cd);
   cfg c = {"GMRES(30) with MGS", SPS_SOLVER_GMRES, SPS_PRECOND_NONE, 30, 1e-10, 10000, 0,
-           SPS_ORTHOG_MGS};
+           SPS_ORTHOG_MGS, 0, 0};
   const sps_many_mode mode = compare(CD, &c, 5, 21, NULL, NULL);
   sps_ok(mode == SPS_MANY_ONE_BY_ONE, "GMRES with MGS runs one column at a time (mode %d)", (int)mode);
   sps_matrix_destroy(&CD);
@@ -352,7 +408,7 @@ static void test_auto(void)
   csr p = grid2d(13, 0.0, 1.0), cd = grid2d(11, 0.3, 1.0);
   sps_matrix *P = upload(&p), *CD = upload(&cd);
   cfg c = {"automatic choice, 2-D Poisson", SPS_SOLVER_AUTO, SPS_PRECOND_AUTO, 0, 1e-10, 10000, 0,
-           SPS_ORTHOG_CGS2};
+           SPS_ORTHOG_CGS2, 0, 0};
   compare(P, &c, 9, 31, NULL, NULL);
   c.what = "automatic choice, convection-diffusion";
   compare(CD, &c, 9, 32, NULL, NULL);
@@ -517,7 +573,7 @@ static void test_report_and_rebuild(void)
   csr p = grid2d(9, 0.0, 1.0);
   sps_matrix *A = upload(&p);
   const int64_t n = p.n;
-  cfg c = {"report", SPS_SOLVER_CG, SPS_PRECOND_NONE, 0, 1e-10, 10000, 0, SPS_ORTHOG_CGS2};
+  cfg c = {"report", SPS_SOLVER_CG, SPS_PRECOND_NONE, 0, 1e-10, 10000, 0, SPS_ORTHOG_CGS2, 0, 0};
   sps_solver *s = make_solver(A, &c, 2);
   double *B = malloc((size_t)(3 * n) * sizeof(double)), *X0 = malloc((size_t)(3 * n) * sizeof(double));
   make_columns(A, 3, B, X0, 41);
@@ -555,6 +611,7 @@ int main(void)
   test_bad_arguments();
   test_report_and_rebuild();
   test_batched();
+  test_interrupt_and_monitor();
   test_one_by_one();
   test_auto();
   test_block_cg();
