@@ -989,6 +989,22 @@ sps_status sps_multivector_upload(sps_multivector *X, const double *host, int64_
 /** Copy all columns to the host, column-major with leading dimension n (as
  * sps_multivector_upload() reads them). @return as sps_multivector_upload(). */
 sps_status sps_multivector_download(const sps_multivector *X, double *host, int64_t n, int64_t k);
+/**
+ * Read a multivector from a Matrix Market file: `array` real/integer general n x k (the values
+ * listed column by column), or `coordinate` n x k (entries not given are 0, duplicates summed).
+ * One column is a vector file as sps_vector_read_mm() reads it. Same compression, limits and
+ * error reporting as sps_matrix_read_mm() (@p flags: ::SPS_MM_ALLOW_NONFINITE).
+ * @return ::SPS_SUCCESS; ::SPS_ERR_IO with the file and line for malformed input;
+ *         ::SPS_ERR_UNSUPPORTED (complex or pattern files); ::SPS_ERR_SIZE (sizes beyond the
+ *         index types, a coordinate file whose few entries do not justify its size);
+ *         ::SPS_ERR_HOST_MEMORY; ::SPS_ERR_DEVICE_MEMORY.
+ */
+sps_status sps_multivector_read_mm(sps_context *ctx, sps_multivector **X, const char *path,
+                                   unsigned flags);
+/** Write the multivector as a Matrix Market `array real general` n x k file, column by column,
+ * with 17 significant digits (it reads back bit for bit). @return ::SPS_ERR_IO when the file
+ * cannot be written. */
+sps_status sps_multivector_write_mm(const sps_multivector *X, const char *path);
 /** Destroy a multivector (NULL allowed) and set the pointer to NULL. */
 sps_status sps_multivector_destroy(sps_multivector **X);
 
