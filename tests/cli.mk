@@ -7,7 +7,8 @@ TESTS += \
 	%reldir%/cli/numerics.sh \
 	%reldir%/cli/progress.sh \
 	%reldir%/cli/stats.sh \
-	%reldir%/cli/tune.sh
+	%reldir%/cli/tune.sh \
+	%reldir%/cli/many.sh
 EXTRA_DIST += \
 	%reldir%/cli/common.sh \
 	%reldir%/cli/exit_codes.sh \
@@ -17,4 +18,5 @@ EXTRA_DIST += \
 	%reldir%/cli/numerics.sh \
 	%reldir%/cli/progress.sh \
 	%reldir%/cli/stats.sh \
-	%reldir%/cli/tune.sh
+	%reldir%/cli/tune.sh \
+	%reldir%/cli/many.sh

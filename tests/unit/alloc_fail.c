@@ -399,10 +399,13 @@ int main(void)
   /* The command's main path: read A and b, solve, write x; then the defaults (b = A x*). */
   char *argv1[] = {"spsolve", "--device", "cpu", "-q", "--rhs", vec, "-o", out, plain, NULL};
   char *argv2[] = {"spsolve", "--device", "cpu", "--json", "--history", plain, NULL};
-  cli_env c1 = {9, argv1, 0, ""}, c2 = {6, argv2, 0, ""};
+  char *argv3[] = {"spsolve", "--device", "cpu", "--json", "--history", "--nrhs", "3", "-o", out, plain, NULL};
+  cli_env c1 = {9, argv1, 0, ""}, c2 = {6, argv2, 0, ""}, c3 = {10, argv3, 0, ""};
   alloc_loop("spsolve --rhs b.mtx -o x.mtx A.mtx (exit status 3 on each failure)", op_cli, &c1,
              &allocs);
   alloc_loop("spsolve --json --history A.mtx (exit status 3 on each failure)", op_cli, &c2, &allocs);
+  alloc_loop("spsolve --json --history --nrhs 3 -o X.mtx A.mtx (exit status 3 on each failure)",
+             op_cli, &c3, &allocs);
 
   sps_diag("%ld operations, %ld runs with the k-th allocation failing or none", total_ops,
            total_runs);
