@@ -3,3 +3,4 @@ include %reldir%/mmio.mk
 include %reldir%/spmv.mk
 include %reldir%/spgemm.mk
 include %reldir%/spmm.mk
+include %reldir%/many.mk
