@@ -747,27 +747,42 @@ static sps_status cpu_block_gmres_update(sps_context *ctx, int64_t n, int w, int
   return SPS_SUCCESS;
 }
 
-/* G[p + q*a] <- X(:, p) . Y(:, q): compensated sums over the rows, one per entry. */
+/*
+ * G[p + q*a] <- X(:, p) . Y(:, q): one compensated sum per entry. Threads take static chunks of
+ * rows and keep a sum per entry (a*b of them, at most 64 x 64: 64 KiB on the thread's stack),
+ * adding row i's products for every entry before row i + 1, so each row of X and Y is read
+ * once; the threads' sums merge as the other reductions' do.
+ */
 static sps_status cpu_block_gram(sps_context *ctx, int64_t n, int64_t ld, int a, const double *X,
                                  int b, const double *Y, double *G, double *ws)
 {
   (void)ctx;
   (void)ws;
-  /* One entry per iteration of the parallel loop: each sums its rows in order. The block
-   * solver's Gram matrices are small (at most 64 x 64) and their rows are read through the
-   * cache once per entry: a cost of a few SpMVs per block CG iteration on the CPU. */
-#pragma omp parallel for schedule(dynamic, 1) if (n * a * b > SPS_BLOCK_OMP_MIN)
-  for (int pq = 0; pq < a * b; pq++) {
-    const int p = pq % a, q = pq / a;
-    sps_csum s = sps_csum_zero();
-    for (int64_t i = 0; i < n; i++)
-      sps_csum_add(&s, X[i * ld + p] * Y[i * ld + q]);
-    G[pq] = sps_csum_value(s);
+  const int ab = a * b;
+  sps_csum tot[MAXC * MAXC];
+  csum_clear(tot, ab);
+#pragma omp parallel if (n * ab > SPS_BLOCK_OMP_MIN)
+  {
+    sps_csum s[MAXC * MAXC];
+    csum_clear(s, ab);
+#pragma omp for schedule(static) nowait
+    for (int64_t i = 0; i < n; i++) {
+      const double *x = X + i * ld, *y = Y + i * ld;
+      for (int q = 0; q < b; q++) {
+        const double yq = y[q];
+        sps_csum *sq = s + (int64_t)q * a;
+        for (int p = 0; p < a; p++) sps_csum_add(&sq[p], x[p] * yq);
+      }
+    }
+#pragma omp critical(sps_cpu_block_sums)
+    for (int e = 0; e < ab; e++) sps_csum_merge(&tot[e], s[e]);
   }
+  for (int e = 0; e < ab; e++) G[e] = sps_csum_value(tot[e]);
   return SPS_SUCCESS;
 }
 
-/* Y(:, q) <- beta Y(:, q) + X C(:, q) for the q in mask; the sum over p in order. */
+/* Y(:, q) <- beta Y(:, q) + X C(:, q) for the q in mask; each sum over p in order (four
+ * columns' sums side by side: independent chains, each in its own order). */
 static sps_status cpu_block_gemm(sps_context *ctx, int64_t n, int64_t ld, int a, const double *X,
                                  int b, uint64_t mask, const double *C, double beta, double *Y,
                                  double *ws)
@@ -775,15 +790,21 @@ static sps_status cpu_block_gemm(sps_context *ctx, int64_t n, int64_t ld, int a,
   (void)ctx;
   (void)ws;
 #pragma omp parallel for schedule(static) if (n * b > SPS_BLOCK_OMP_MIN)
-  for (int64_t i = 0; i < n; i++)
-    for (int q = 0; q < b; q++) {
-      if (!bit(mask, q)) continue;
-      double s = 0.0;
+  for (int64_t i = 0; i < n; i++) {
+    const double *x = X + i * ld;
+    for (int q0 = 0; q0 < b; q0 += 4) {
+      const int nq = b - q0 < 4 ? b - q0 : 4;
+      double s[4] = {0.0, 0.0, 0.0, 0.0};
       for (int p = 0; p < a; p++)
-        s += X[i * ld + p] * C[p + (int64_t)q * a];
-      const int64_t e = i * ld + q;
-      Y[e] = beta == 0.0 ? s : beta * Y[e] + s;
+        for (int t = 0; t < nq; t++) s[t] += x[p] * C[p + (int64_t)(q0 + t) * a];
+      for (int t = 0; t < nq; t++) {
+        const int q = q0 + t;
+        if (!bit(mask, q)) continue;
+        const int64_t e = i * ld + q;
+        Y[e] = beta == 0.0 ? s[t] : beta * Y[e] + s[t];
+      }
     }
+  }
   return SPS_SUCCESS;
 }
 
