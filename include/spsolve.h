@@ -297,7 +297,9 @@ typedef struct sps_solver sps_solver;       /**< a Krylov solver with its precon
  * Called by a solver with the residual norm ||b - Ax|| (the recurrence estimate) at
  * iteration @p iteration, every `every` iterations (sps_solver_set_monitor): the solver ends
  * its batch of device-driven iterations there, so an unset monitor costs nothing. Must not
- * call back into the solver.
+ * call back into the solver. During sps_solver_solve_many() @p iteration is the block's
+ * iteration count and @p residual_norm the largest relative residual ||r_j||/||b_j|| of the
+ * columns still running (the progress callback receives the same).
  */
 typedef void (*sps_monitor_fn)(void *user, int iteration, double residual_norm);
 
