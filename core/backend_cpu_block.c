@@ -4,6 +4,7 @@
 
 #include "block_ops.h"
 #include "compensated_sum.h"
+#include "csum_lanes.h"
 #include "internal.h"
 #include "nrm2_scale.h"
 
@@ -555,44 +556,157 @@ static sps_status cpu_block_gmres_start(sps_context *ctx, int64_t n, int w, int6
   return SPS_SUCCESS;
 }
 
+#define GS_GROUP 4
+
+/* cpu_block_gs_dots when every column of the block runs at the same j = jmax (the usual case:
+ * the columns start their cycles together): no per-column tests, and columns c, c+1 in the
+ * two lanes of a vector (csum_lanes.h: each lane sps_csum_add's operations on its own sum). */
+static void gs_dots_uniform(int64_t n, int w, int64_t ld, int jmax, const double *V,
+                            int64_t vstride, const double *W, int with_ww, double *out)
+{
+  const int nl = jmax + 1 + with_ww;
+  for (int l0 = 0; l0 < nl; l0 += GS_GROUP) {
+    const int nq = nl - l0 < GS_GROUP ? nl - l0 : GS_GROUP;
+    const double *B[GS_GROUP];
+    for (int q = 0; q < nq; q++)
+      B[q] = l0 + q <= jmax ? V + (int64_t)(l0 + q) * vstride : W;
+    sps_csum tot[GS_GROUP][MAXC];
+    for (int q = 0; q < nq; q++)
+      csum_clear(tot[q], w);
+#pragma omp parallel if (n * w > SPS_BLOCK_OMP_MIN)
+    {
+      sps_csum s[GS_GROUP][MAXC];
+      for (int q = 0; q < nq; q++)
+        csum_clear(s[q], w);
+#ifdef SPS_CSUM_LANES
+      const int wp = w & ~1;
+      sps_lanes hi[GS_GROUP][MAXC / 2], lo[GS_GROUP][MAXC / 2];
+      for (int q = 0; q < nq; q++)
+        for (int p = 0; p < wp / 2; p++) {
+          hi[q][p] = (sps_lanes){0.0, 0.0};
+          lo[q][p] = (sps_lanes){0.0, 0.0};
+        }
+#else
+      const int wp = 0;
+#endif
+#ifdef SPS_CSUM_LANES
+      if (w == 1 && nq == GS_GROUP) {
+        /* one column: basis blocks l0, l0+1 and l0+2, l0+3 in the lanes instead */
+        sps_lanes h01 = {0.0, 0.0}, l01 = {0.0, 0.0}, h23 = {0.0, 0.0}, l23 = {0.0, 0.0};
+#pragma omp for schedule(static) nowait
+        for (int64_t i = 0; i < n; i++) {
+          const int64_t e = i * ld;
+          const sps_lanes wv = {W[e], W[e]};
+          const sps_lanes v01 = {B[0][e], B[1][e]}, v23 = {B[2][e], B[3][e]};
+          sps_lanes_add(&h01, &l01, v01 * wv);
+          sps_lanes_add(&h23, &l23, v23 * wv);
+        }
+        sps_csum t[4];
+        sps_lanes_store(h01, l01, t);
+        sps_lanes_store(h23, l23, t + 2);
+        for (int q = 0; q < GS_GROUP; q++)
+          s[q][0] = t[q];
+      } else
+#endif
+#pragma omp for schedule(static) nowait
+      for (int64_t i = 0; i < n; i++) {
+        const double *wr = W + i * ld;
+        for (int q = 0; q < nq; q++) {
+          const double *vr = B[q] + i * ld;
+#ifdef SPS_CSUM_LANES
+          for (int c = 0; c < wp; c += 2) {
+            const sps_lanes a = {vr[c], vr[c + 1]}, b = {wr[c], wr[c + 1]};
+            sps_lanes_add(&hi[q][c / 2], &lo[q][c / 2], a * b);
+          }
+#endif
+          for (int c = wp; c < w; c++)
+            sps_csum_add(&s[q][c], vr[c] * wr[c]);
+        }
+      }
+#ifdef SPS_CSUM_LANES
+      for (int q = 0; q < nq; q++)
+        for (int c = 0; c < wp; c += 2)
+          sps_lanes_store(hi[q][c / 2], lo[q][c / 2], &s[q][c]);
+#endif
+#pragma omp critical(sps_cpu_block_sums)
+      for (int q = 0; q < nq; q++)
+        for (int c = 0; c < w; c++)
+          sps_csum_merge(&tot[q][c], s[q][c]);
+    }
+    for (int q = 0; q < nq; q++) {
+      double part[MAXC];
+      for (int c = 0; c < w; c++)
+        part[c] = sps_csum_value(tot[q][c]);
+      for (int c = w; c < MAXC; c++)
+        part[c] = 0.0;
+      memcpy(out + (int64_t)(l0 + q) * MAXC, part, sizeof part);
+    }
+  }
+}
+
 /*
  * out[l*MAXC + c] <- V_l(:, c) . W(:, c) for l <= j[c], and W(:, c) . W(:, c) at l = j[c]+1
  * when with_ww: the dots of one CGS pass (cpu_gemv_t_cols per column: cpu_dot's bits). One
- * pass over the rows per basis block; out holds (jmax + 2) x MAXC doubles.
+ * pass over the rows per GS_GROUP basis blocks, whose sums advance side by side (independent
+ * chains for the adders; each sum still takes its terms in row order); out holds
+ * (jmax + 2) x MAXC doubles.
  */
 static void cpu_block_gs_dots(int64_t n, int w, int64_t ld, uint64_t run, const int *j, int jmax,
                               const double *V, int64_t vstride, const double *W, int with_ww,
                               double *out)
 {
+  const uint64_t full = w == 64 ? ~(uint64_t)0 : ((uint64_t)1 << w) - 1;
+  int uniform = run == full;
+  for (int c = 0; uniform && c < w; c++)
+    uniform = j[c] == jmax;
+  if (uniform) {
+    gs_dots_uniform(n, w, ld, jmax, V, vstride, W, with_ww, out);
+    return;
+  }
   const int nl = jmax + 1 + with_ww;
-  for (int l = 0; l < nl; l++) {
-    uint64_t cols = 0;
-    for (int c = 0; c < w; c++)
-      if (bit(run, c) && (l <= j[c] || (with_ww && l == j[c] + 1))) cols |= (uint64_t)1 << c;
-    if (!cols) continue;
-    double part[MAXC];
-    sps_csum tot[MAXC];
-    csum_clear(tot, w);
-    const double *Vl = V + (int64_t)l * vstride;
+  for (int l0 = 0; l0 < nl; l0 += GS_GROUP) {
+    const int nq = nl - l0 < GS_GROUP ? nl - l0 : GS_GROUP;
+    uint64_t cols[GS_GROUP] = {0}, any = 0;
+    for (int q = 0; q < nq; q++) {
+      const int l = l0 + q;
+      for (int c = 0; c < w; c++)
+        if (bit(run, c) && (l <= j[c] || (with_ww && l == j[c] + 1))) cols[q] |= (uint64_t)1 << c;
+      any |= cols[q];
+    }
+    if (!any) continue;
+    sps_csum tot[GS_GROUP][MAXC];
+    for (int q = 0; q < nq; q++)
+      csum_clear(tot[q], w);
 #pragma omp parallel if (n * w > SPS_BLOCK_OMP_MIN)
     {
-      sps_csum s[MAXC];
-      csum_clear(s, w);
+      sps_csum s[GS_GROUP][MAXC];
+      for (int q = 0; q < nq; q++)
+        csum_clear(s[q], w);
 #pragma omp for schedule(static) nowait
       for (int64_t i = 0; i < n; i++)
         for (int c = 0; c < w; c++) {
-          if (!bit(cols, c)) continue;
+          if (!bit(any, c)) continue;
           const int64_t e = i * ld + c;
           const double wi = W[e];
-          sps_csum_add(&s[c], l <= j[c] ? Vl[e] * wi : wi * wi);
+          for (int q = 0; q < nq; q++) {
+            if (!bit(cols[q], c)) continue;
+            const int l = l0 + q;
+            sps_csum_add(&s[q][c], l <= j[c] ? V[(int64_t)l * vstride + e] * wi : wi * wi);
+          }
         }
 #pragma omp critical(sps_cpu_block_sums)
-      for (int c = 0; c < w; c++)
-        sps_csum_merge(&tot[c], s[c]);
+      for (int q = 0; q < nq; q++)
+        for (int c = 0; c < w; c++)
+          sps_csum_merge(&tot[q][c], s[q][c]);
     }
-    for (int c = 0; c < w; c++)
-      part[c] = bit(cols, c) ? sps_csum_value(tot[c]) : 0.0;
-    memcpy(out + (int64_t)l * MAXC, part, sizeof part);
+    for (int q = 0; q < nq; q++) {
+      double part[MAXC];
+      for (int c = 0; c < w; c++)
+        part[c] = bit(cols[q], c) ? sps_csum_value(tot[q][c]) : 0.0;
+      for (int c = w; c < MAXC; c++)
+        part[c] = 0.0;
+      memcpy(out + (int64_t)(l0 + q) * MAXC, part, sizeof part);
+    }
   }
 }
 
