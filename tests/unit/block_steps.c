@@ -405,9 +405,10 @@ static void host_op(int64_t n, const double *x, double *y)
  * GMRES(m): gmres_start on the running columns (column 1 idle; a column started from r = 0
  * converges at once), then steps until every column's cycle ended (W = A VCUR formed on the
  * host from the downloaded VCUR, identically for both runs), then gmres_update; columns with
- * a tolerance that stops them early so that their j differ.
+ * a tolerance that stops them early so that their j differ. With together, every column runs
+ * the whole cycle (no idle or zero column, no early stop): the CPU's path for columns at one j.
  */
-static void run_gmres(sps_context *ctx, shape sh, int block, int m, out *o)
+static void run_gmres(sps_context *ctx, shape sh, int block, int m, int together, out *o)
 {
   const sps_backend *be = ctx->be;
   const sps_block_backend *bk = be->block;
@@ -416,7 +417,7 @@ static void run_gmres(sps_context *ctx, shape sh, int block, int m, out *o)
   const size_t bytes = (size_t)(n * ld) * sizeof(double);
   const size_t ldh = (size_t)m + 1, nd = 2 * ldh * m + 2 * m + ldh + m + ldh;
   double *hr = random_block(n, ld, 70 + (uint64_t)w, 1.0);
-  if (w > 3)
+  if (w > 3 && !together)
     for (int64_t i = 0; i < n; i++) hr[i * ld + 3] = 0.0;
   double *dense = dev_alloc(ctx, (size_t)w * nd * sizeof(double));
   must(ctx, be->fill(ctx, (int64_t)((size_t)w * nd), 0.0, dense), "fill");
@@ -434,10 +435,11 @@ static void run_gmres(sps_context *ctx, shape sh, int block, int m, out *o)
     h->work = h->y + m;
     h->happy_tol = 1e-14;
     h->m = m;
-    h->tol = c % 4 == 0 ? 1e-3 : 1e-30; /* some columns converge before m */
+    h->tol = c % 4 == 0 && !together ? 1e-3 : 1e-30; /* some columns converge before m */
     h->maxit = 1000;
-    h->status = c == 1 ? SPS_BLOCK_IDLE : SPS_GMRES_RUNNING;
-    if (c != 1) mask |= (uint64_t)1 << c;
+    const int idle = c == 1 && !together;
+    h->status = idle ? SPS_BLOCK_IDLE : SPS_GMRES_RUNNING;
+    if (!idle) mask |= (uint64_t)1 << c;
   }
   double *R = dev_copy(ctx, hr, bytes);
   double *V = dev_alloc(ctx, bytes * (size_t)(m + 1)), *VCUR = dev_alloc(ctx, bytes);
@@ -509,7 +511,7 @@ static void run_gmres(sps_context *ctx, shape sh, int block, int m, out *o)
   get(ctx, hd, dense, (size_t)w * nd * sizeof(double));
   for (int c = 0; c < w; c++) {
     add_gmres(o, &S[c]);
-    if (c == 1) continue;
+    if (c == 1 && !together) continue;
     const double *Hc = hd + (size_t)c * nd;
     const int k = S[c].j;
     for (int jj = 0; jj < k; jj++) {
@@ -607,11 +609,15 @@ static void cg_deferred(sps_context *ctx, shape sh, int block, out *o)
 }
 static void gmres_m5(sps_context *ctx, shape sh, int block, out *o)
 {
-  run_gmres(ctx, sh, block, 5, o);
+  run_gmres(ctx, sh, block, 5, 0, o);
+}
+static void gmres_m5_together(sps_context *ctx, shape sh, int block, out *o)
+{
+  run_gmres(ctx, sh, block, 5, 1, o);
 }
 static void gmres_m30(sps_context *ctx, shape sh, int block, out *o)
 {
-  run_gmres(ctx, sh, block, 30, o);
+  run_gmres(ctx, sh, block, 30, 0, o);
 }
 
 static const struct {
@@ -622,6 +628,7 @@ static const struct {
     {"vector ops", run_vector_ops, 64}, {"CG steps (Jacobi)", cg_jacobi, 64},
     {"CG steps (deferred)", cg_deferred, 33}, {"BiCGSTAB steps", run_bicgstab, 64},
     {"GMRES(5) steps", gmres_m5, 33},       {"GMRES(30) steps", gmres_m30, 8},
+    {"GMRES(5) steps, every column at one j", gmres_m5_together, 64},
     {"gram and gemm", run_dense, 12},
 };
 
