@@ -4,3 +4,4 @@ include %reldir%/spmv.mk
 include %reldir%/spgemm.mk
 include %reldir%/spmm.mk
 include %reldir%/mpi.mk
+include %reldir%/many.mk

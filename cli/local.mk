@@ -2,6 +2,9 @@
 bin_PROGRAMS += spsolve
 spsolve_SOURCES = \
 	%reldir%/spsolve.c \
+	%reldir%/state.h \
+	%reldir%/many.h \
+	%reldir%/many.c \
 	%reldir%/options.h \
 	%reldir%/options.c \
 	%reldir%/error.h \

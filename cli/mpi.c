@@ -357,6 +357,11 @@ int cli_solve_mpi(const cli_options *opt, int *reported)
   /* every rank meets the same failures (the library agrees on them): rank 0 tells them */
   cli_error_quiet(s.rank != 0);
   cli_progress_init(&s.progress, CLI_PROGRESS_NEVER, opt->monitor_every);
+  /* many right-hand sides (sps_solver_solve_many) are solved in one process */
+  if (opt->nrhs > 1 || opt->block)
+    return cli_fail(SPS_ERR_UNSUPPORTED, CLI_EXIT_USAGE,
+                    "%s runs in one process: start spsolve without mpirun for several right-hand "
+                    "sides", opt->block ? "--solver block-cg" : "--nrhs");
   /* one rank per GPU: the rank's place on its node picks it, unless --device cuda:N named one */
   const int index = opt->device_index_given ? opt->device_index : -1;
   int code = 0;

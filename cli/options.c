@@ -35,6 +35,7 @@ typedef enum opt_id {
   OPT_STATS,
   OPT_RHS,
   OPT_SEED,
+  OPT_NRHS,
   OPT_OUTPUT,
   OPT_X0,
   OPT_MONITOR,
@@ -78,6 +79,7 @@ static const opt_spec option_table[] = {
     {"stats", 0, ARG_NONE, OPT_STATS},
     {"rhs", 0, ARG_REQUIRED, OPT_RHS},
     {"seed", 0, ARG_REQUIRED, OPT_SEED},
+    {"nrhs", 0, ARG_REQUIRED, OPT_NRHS},
     {"output", 'o', ARG_REQUIRED, OPT_OUTPUT},
     {"x0", 0, ARG_REQUIRED, OPT_X0},
     {"monitor", 0, ARG_OPTIONAL, OPT_MONITOR},
@@ -106,9 +108,12 @@ void cli_print_help(void)
         "tell). Options take their value as '--opt value' or '--opt=value'.\n"
         "\n"
         "Method:\n"
-        "  --solver cg|gmres|bicgstab|auto\n"
+        "  --solver cg|gmres|bicgstab|block-cg|auto\n"
         "                        Krylov method (default auto: cg when A is symmetric, as\n"
-        "                        declared by the file or checked numerically, else gmres)\n"
+        "                        declared by the file or checked numerically, else gmres);\n"
+        "                        block-cg: with several right-hand sides, CG over all of\n"
+        "                        them at once (one block Krylov space, fewer iterations on\n"
+        "                        some matrices), for symmetric positive definite A\n"
         "  --precond NAME[:ARGS] preconditioner (default auto): none, jacobi, ilu0, ic0,\n"
         "                        ilut[:FILL,DROP], bjacobi[:BLOCK], cheby[:DEGREE], amg\n"
         "                        (algebraic multigrid; amg.* parameters) or auto\n"
@@ -179,14 +184,23 @@ void cli_print_help(void)
         "\n"
         "Right-hand side and solution:\n"
         "  --rhs FILE|ones|random\n"
-        "                        b from a Matrix Market vector file, all ones, or seeded\n"
-        "                        random; the default is b = A*x* for a seeded random x*,\n"
-        "                        and then the error ||x - x*||/||x*|| is reported. A second\n"
-        "                        positional argument b.mtx means --rhs b.mtx.\n"
+        "                        b from a Matrix Market file, all ones, or seeded random;\n"
+        "                        the default is b = A*x* for a seeded random x*, and then\n"
+        "                        the error ||x - x*||/||x*|| is reported. A file of k\n"
+        "                        columns (array n x k) gives k right-hand sides, solved\n"
+        "                        together. A second positional argument b.mtx means\n"
+        "                        --rhs b.mtx.\n"
+        "  --nrhs K              K right-hand sides, solved together (batched: each its own\n"
+        "                        recurrence, one SpMM per iteration; or --solver block-cg):\n"
+        "                        b_j = A*x*_j for seeded random x*_j (seeds N, N+1, ...), or\n"
+        "                        K random or K ones columns with --rhs; the report gives each\n"
+        "                        column's result and the totals (default 1)\n"
         "  --seed N              seed of the random x* or b (default 1)\n"
-        "  -o, --output FILE     write the solution x as a Matrix Market array file\n"
+        "  -o, --output FILE     write the solution x as a Matrix Market array file (all k\n"
+        "                        columns: n x k)\n"
         "  --x0 FILE             start from the initial guess x0 in FILE (a Matrix Market\n"
-        "                        vector, as -o writes; default x0 = 0)\n"
+        "                        array, as -o writes, with one column or one per right-hand\n"
+        "                        side; default x0 = 0)\n"
         "  --allow-nonfinite     accept NaN and Inf values in A and b (refused by default)\n"
         "\n"
         "Output:\n"
@@ -349,12 +363,19 @@ static int parse_spmv(const char *text, cli_options *opt)
 static int parse_solver(const char *text, cli_options *opt)
 {
   sps_solver_type type;
+  opt->block = 0;
   if (strcmp(text, "auto") == 0) {
     opt->solver = CLI_SOLVER_AUTO;
     return 0;
   }
+  if (strcmp(text, "block-cg") == 0) {
+    opt->solver = SPS_SOLVER_CG;
+    opt->block = 1;
+    return 0;
+  }
   if (sps_solver_type_from_name(text, &type) != SPS_SUCCESS)
-    return usage_error("invalid value '%s' for --solver: expected cg, gmres, bicgstab or auto",
+    return usage_error("invalid value '%s' for --solver: expected cg, gmres, bicgstab, block-cg "
+                       "or auto",
                        text);
   opt->solver = (int)type;
   return 0;
@@ -575,6 +596,8 @@ static int apply_option(const opt_spec *spec, const char *val, cli_options *opt,
     return parse_rhs(val, opt, rhs_positional);
   case OPT_SEED:
     return parse_u64(name, val, &opt->seed);
+  case OPT_NRHS:
+    return parse_int(name, val, 1, &opt->nrhs);
   case OPT_OUTPUT:
     if (val[0] == '\0')
       return usage_error("invalid value '%s' for --%s: empty file name", val, name);

@@ -59,7 +59,9 @@ typedef struct cli_options {
   const char *x0_path;     /* --x0 FILE: the initial guess, or NULL for x0 = 0 */
   cli_rhs_kind rhs;
   uint64_t seed;
+  int nrhs;   /* --nrhs K: K right-hand sides (0: not given, one, or the file's columns) */
   int solver; /* an sps_solver_type or CLI_SOLVER_AUTO */
+  int block;  /* --solver block-cg: CG over all right-hand sides at once */
   sps_precond_type precond;
   cli_precond_param params[CLI_MAX_PRECOND_PARAMS]; /* applied in order */
   int nparams;

@@ -108,6 +108,12 @@ void cli_progress_solve_begin(cli_progress *p, double bnorm, double rtol)
   p->nsamples = 0;
 }
 
+void cli_progress_many_begin(cli_progress *p, double rtol)
+{
+  cli_progress_solve_begin(p, 1.0, rtol);
+  p->many = 1;
+}
+
 /* Keep (t, it, rel) in the ring of the last CLI_PROGRESS_SAMPLES calls. */
 static void add_sample(cli_progress *p, double t, int it, double rel)
 {
@@ -146,11 +152,11 @@ int cli_progress_solve(void *user, int iteration, double residual_norm)
     }
     format_seconds(t - p->t_start, el, sizeof el);
     if (isnan(rate))
-      snprintf(text, sizeof text, "spsolve: iteration %d  rel %.3e  elapsed %s", iteration, rel,
-               el);
+      snprintf(text, sizeof text, "spsolve: iteration %d  %s %.3e  elapsed %s", iteration,
+               p->many ? "max rel" : "rel", rel, el);
     else
-      snprintf(text, sizeof text, "spsolve: iteration %d  rel %.3e  rate %.4f/it  elapsed %s%s",
-               iteration, rel, rate, el, left);
+      snprintf(text, sizeof text, "spsolve: iteration %d  %s %.3e  rate %.4f/it  elapsed %s%s",
+               iteration, p->many ? "max rel" : "rel", rel, rate, el, left);
     draw(p, text);
     p->t_drawn = t;
   }
@@ -163,6 +169,11 @@ void cli_progress_monitor(void *user, int iteration, double residual_norm)
   if (p->drawn) {
     fputs("\r\033[K", stderr);
     p->drawn = 0;
+  }
+  if (p->many) {
+    fprintf(stderr, "spsolve: iteration %6d  max ||r_j||/||b_j|| = %.6e (columns running)  %.3f s\n",
+            iteration, residual_norm, now() - p->t_start);
+    return;
   }
   const double rel = p->bnorm > 0.0 ? residual_norm / p->bnorm : NAN;
   fprintf(stderr, "spsolve: iteration %6d  ||r|| = %.6e  ||r||/||b|| = %.6e  %.3f s\n", iteration,

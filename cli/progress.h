@@ -21,6 +21,7 @@ typedef struct cli_progress {
   double bnorm;     /* ||b||: the relative residual is ||r|| / ||b|| */
   double rtol;      /* the target of the time left */
   int monitor_every; /* --monitor K, for the monitor lines */
+  int many;          /* a solve of many right-hand sides: the values are relative residuals */
   int nsamples;
   double sample_t[CLI_PROGRESS_SAMPLES], sample_rel[CLI_PROGRESS_SAMPLES];
   int sample_it[CLI_PROGRESS_SAMPLES];
@@ -42,6 +43,9 @@ int cli_progress_load(void *user, int64_t bytes, int64_t total);
 /* The solve: call before sps_solver_solve; cli_progress_solve is an sps_progress_fn and
  * cli_progress_monitor an sps_monitor_fn, both with the cli_progress as user data. */
 void cli_progress_solve_begin(cli_progress *p, double bnorm, double rtol);
+/* The same for sps_solver_solve_many, whose monitor and progress callbacks receive the
+ * largest relative residual ||r_j|| / ||b_j|| of the running columns. */
+void cli_progress_many_begin(cli_progress *p, double rtol);
 int cli_progress_solve(void *user, int iteration, double residual_norm);
 void cli_progress_monitor(void *user, int iteration, double residual_norm);
 

@@ -195,6 +195,55 @@ static void cli_report_dist_text(FILE *out, const cli_report *r)
     fprintf(out, "  timeline      %s (%lld events)\n", d->timeline_path, (long long)d->timeline_events);
 }
 
+/* The reason as the report words it: "converged: ...", "not converged: ...", "interrupted". */
+static void reason_words(FILE *out, sps_reason reason)
+{
+  fprintf(out, "%s%s (%s)",
+          reason > 0 || reason == SPS_INTERRUPTED ? "" : "not converged: ",
+          reason == SPS_INTERRUPTED ? "interrupted: Ctrl-C stopped the solve"
+                                    : sps_reason_string(reason),
+          sps_reason_name(reason));
+}
+
+/*
+ * Many right-hand sides: how they were solved, the totals (the largest residual and error,
+ * the most and the sum of the iterations, the columns that converged), then one line per
+ * column.
+ */
+static void cli_report_many_text(FILE *out, const cli_report *r)
+{
+  const sps_many_report *m = &r->many_report;
+  fprintf(out, "columns         %lld, %s\n", (long long)r->nrhs, m->note);
+  fprintf(out, "iterations      max %d, total %lld\n", m->max_iterations,
+          (long long)m->total_iterations);
+  fprintf(out, "reason          %lld of %lld converged", (long long)m->converged, (long long)r->nrhs);
+  if (m->converged < r->nrhs) {
+    fputs("; the first other: ", out);
+    reason_words(out, r->reason);
+  }
+  fputc('\n', out);
+  fprintf(out, "residual        max %.3e  true ||b_j - Ax_j||/||b_j||\n", m->max_residual_rel);
+  if (r->have_error) fprintf(out, "error           max %.3e  ||x_j - x*_j||/||x*_j||\n", r->error);
+  fprintf(out, "time            load %.6f s, setup %.6f s, solve %.6f s\n", r->t_load, r->t_setup,
+          r->t_solve);
+  if (r->nrhs > 0) fprintf(out, "time/column     %.3e s\n", r->t_solve / (double)r->nrhs);
+  fprintf(out, "%-7s %-28s %10s %12s %12s\n", "column", "reason", "iterations", "residual",
+          r->have_error ? "error" : "");
+  for (int64_t j = 0; j < r->nrhs; j++) {
+    const sps_column_report *c = &r->columns[j];
+    char reason[64];
+    snprintf(reason, sizeof reason, "%s%s", sps_reason_name(c->reason), c->resolved ? " *" : "");
+    fprintf(out, "%-7lld %-28s %10d %12.3e", (long long)j, reason, c->iterations, c->residual_rel);
+    if (r->have_error) fprintf(out, " %12.3e", r->column_error[j]);
+    fputc('\n', out);
+  }
+  for (int64_t j = 0; j < r->nrhs; j++)
+    if (r->columns[j].resolved) {
+      fputs("* not converged in the batch: solved again alone by the automatic choice\n", out);
+      break;
+    }
+}
+
 void cli_report_text(FILE *out, const cli_report *r)
 {
   const cli_options *o = r->opt;
@@ -209,7 +258,15 @@ void cli_report_text(FILE *out, const cli_report *r)
             r->symmetry_checked ? " (checked numerically)" : " (declared by the file)");
     if (s->file_bytes >= 0) fprintf(out, "file size       %lld bytes\n", s->file_bytes);
   }
-  if (o->rhs == CLI_RHS_FILE)
+  if (r->many && o->rhs == CLI_RHS_FILE)
+    fprintf(out, "rhs             %s (%lld columns)\n", o->rhs_path, (long long)r->nrhs);
+  else if (r->many)
+    fprintf(out, "rhs             %lld columns: %s (seeds %llu to %llu)\n", (long long)r->nrhs,
+            o->rhs == CLI_RHS_SOLUTION ? "A*x*_j, random x*_j"
+            : o->rhs == CLI_RHS_RANDOM ? "random"
+                                       : "ones",
+            (unsigned long long)o->seed, (unsigned long long)(o->seed + (uint64_t)r->nrhs - 1));
+  else if (o->rhs == CLI_RHS_FILE)
     fprintf(out, "rhs             %s\n", o->rhs_path);
   else
     fprintf(out, "rhs             %s\n", rhs_name(o->rhs));
@@ -232,6 +289,10 @@ void cli_report_text(FILE *out, const cli_report *r)
     fprintf(out, " (chosen by %s)", sps_spmv_source_name(ci->source));
   fputc('\n', out);
   if (o->verbose) cli_report_spmv_text(out, ci);
+  if (r->many) {
+    cli_report_many_text(out, r);
+    return;
+  }
   fprintf(out, "iterations      %d\n", r->iterations);
   /* the converged reasons' descriptions already begin with "converged:", the interrupted
    * one with "interrupted:" */
@@ -307,6 +368,55 @@ static void json_key(FILE *out, const char *key)
   fputs(",\n  ", out);
   json_string(out, key);
   fputs(": ", out);
+}
+
+/* Many right-hand sides: the totals, how they were solved, and one object per column. */
+static void cli_report_many_json(FILE *out, const cli_report *r)
+{
+  const sps_many_report *m = &r->many_report;
+  static const char *const modes[] = {"none", "batched", "block-cg", "one-by-one"};
+  json_key(out, "nrhs");
+  fprintf(out, "%lld", (long long)r->nrhs);
+  json_key(out, "columns_converged");
+  fprintf(out, "%lld", (long long)m->converged);
+  json_key(out, "iterations_total");
+  fprintf(out, "%lld", (long long)m->total_iterations);
+  json_key(out, "residual_rel_max");
+  json_number(out, m->max_residual_rel);
+  json_key(out, "solve_many_mode");
+  json_string(out, (int)m->mode >= 0 && (int)m->mode < 4 ? modes[m->mode] : "none");
+  json_key(out, "solve_many_note");
+  json_string(out, m->note);
+  json_key(out, "block_width");
+  fprintf(out, "%d", m->block_width);
+  json_key(out, "columns");
+  fputc('[', out);
+  for (int64_t j = 0; j < r->nrhs; j++) {
+    const sps_column_report *c = &r->columns[j];
+    fprintf(out, "%s{\"column\": %lld, \"reason\": ", j ? ",\n    " : "\n    ", (long long)j);
+    json_string(out, sps_reason_name(c->reason));
+    fprintf(out, ", \"converged\": %s, \"iterations\": %d, \"residual_abs\": ",
+            c->reason > 0 ? "true" : "false", c->iterations);
+    json_number(out, c->residual_abs);
+    fputs(", \"residual_rel\": ", out);
+    json_number(out, c->residual_rel);
+    fputs(", \"error\": ", out);
+    if (r->have_error)
+      json_number(out, r->column_error[j]);
+    else
+      fputs("null", out);
+    fprintf(out, ", \"resolved\": %s", c->resolved ? "true" : "false");
+    if (r->opt->history) {
+      fputs(", \"history\": [", out);
+      for (int i = 0; i < c->history_count; i++) {
+        if (i) fputs(", ", out);
+        json_number(out, c->history[i]);
+      }
+      fputc(']', out);
+    }
+    fputc('}', out);
+  }
+  fputs(r->nrhs ? "\n  ]" : "]", out);
 }
 
 void cli_report_json(FILE *out, const cli_report *r)
@@ -549,6 +659,7 @@ void cli_report_json(FILE *out, const cli_report *r)
     }
     fputc(']', out);
   }
+  if (r->many) cli_report_many_json(out, r);
   json_key(out, "exit_code");
   fprintf(out, "%d", r->exit_code);
   fputs("\n}\n", out);

@@ -63,6 +63,12 @@ typedef struct cli_report {
   int history_count;
   const cli_dist *dist;              /* a distributed run's facts, or NULL */
   int exit_code;
+  /* Many right-hand sides (--nrhs, a k-column --rhs file, --solver block-cg). */
+  int many;                          /* solved by sps_solver_solve_many */
+  int64_t nrhs;                      /* the columns */
+  const sps_column_report *columns;  /* nrhs reports */
+  const double *column_error;        /* nrhs errors ||x_j - x*_j||/||x*_j|| (have_error) */
+  sps_many_report many_report;       /* the summary */
 } cli_report;
 
 /* Row-length statistics from the CSR row offsets, and the size of the file at @p path. */

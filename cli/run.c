@@ -83,19 +83,27 @@ sps_status cli_solver_settings(sps_solver *sv, const cli_options *opt, cli_progr
   return SPS_SUCCESS;
 }
 
-sps_status cli_solver_results(const sps_solver *sv, cli_report *r)
+sps_status cli_solver_choices(const sps_solver *sv, cli_report *r)
 {
   sps_status st;
   if ((st = sps_solver_get_method(sv, &r->solver, &r->precond)) != SPS_SUCCESS ||
       (st = sps_solver_get_precond_info(sv, &r->pcinfo)) != SPS_SUCCESS ||
       (st = sps_solver_get_attempts(sv, &r->attempts, &r->attempt_count)) != SPS_SUCCESS ||
-      (st = sps_solver_get_iterations(sv, &r->iterations)) != SPS_SUCCESS ||
-      (st = sps_solver_get_reason(sv, &r->reason)) != SPS_SUCCESS ||
-      (st = sps_solver_get_residual(sv, &r->residual_abs, &r->residual_rel)) != SPS_SUCCESS ||
       (st = sps_solver_get_spmv(sv, &r->spmv, &r->threads_per_row)) != SPS_SUCCESS ||
       (st = sps_solver_get_spmv_choice(sv, &r->spmv_choice)) != SPS_SUCCESS ||
       (st = sps_solver_get_restart(sv, &r->restart)) != SPS_SUCCESS ||
-      (st = sps_solver_get_times(sv, &r->t_setup, &r->t_solve)) != SPS_SUCCESS ||
+      (st = sps_solver_get_times(sv, &r->t_setup, &r->t_solve)) != SPS_SUCCESS)
+    return st;
+  return SPS_SUCCESS;
+}
+
+sps_status cli_solver_results(const sps_solver *sv, cli_report *r)
+{
+  sps_status st;
+  if ((st = cli_solver_choices(sv, r)) != SPS_SUCCESS ||
+      (st = sps_solver_get_iterations(sv, &r->iterations)) != SPS_SUCCESS ||
+      (st = sps_solver_get_reason(sv, &r->reason)) != SPS_SUCCESS ||
+      (st = sps_solver_get_residual(sv, &r->residual_abs, &r->residual_rel)) != SPS_SUCCESS ||
       (r->opt->history &&
        (st = sps_solver_get_history(sv, &r->history, &r->history_count)) != SPS_SUCCESS))
     return st;

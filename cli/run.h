@@ -24,7 +24,12 @@ int cli_library_error(const sps_context *ctx, sps_status st, const char *what);
  * and its parameters, SpMV, history, initial guess, monitor with @p progress). */
 sps_status cli_solver_settings(sps_solver *sv, const cli_options *opt, cli_progress *progress);
 
-/* Read the solve's results into the report. */
+/* Read what the solver chose and took into the report (method, preconditioner, tries, SpMV
+ * choice, restart, times): what a solve of one and of many right-hand sides both report. */
+sps_status cli_solver_choices(const sps_solver *sv, cli_report *r);
+
+/* Read the solve's results into the report: cli_solver_choices(), then the iterations, reason,
+ * residual and history of a solve of one right-hand side. */
 sps_status cli_solver_results(const sps_solver *sv, cli_report *r);
 
 #endif /* SPS_CLI_RUN_H */

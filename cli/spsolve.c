@@ -10,6 +10,8 @@
 
 #include "error.h"
 #include "info.h"
+#include "many.h"
+#include "state.h"
 #include "stats.h"
 #include "options.h"
 #include "progress.h"
@@ -22,30 +24,22 @@
 #include <mpi.h>
 #endif
 
-/* Everything one run owns; cli_state_free() releases it in reverse order of creation. */
-typedef struct cli_state {
-  sps_context *ctx;
-  sps_matrix *A;
-  sps_vector *b, *x;
-  sps_solver *solver;
-  double *host_xs; /* the exact solution x*, when b = A*x* */
-  double *host_x;  /* the computed solution, downloaded to compare with x* */
-  cli_progress progress; /* the progress line and the monitor lines on stderr */
-} cli_state;
-
-static void cli_state_free(cli_state *s)
+void cli_state_free(cli_state *s)
 {
   sps_solver_destroy(&s->solver);
+  sps_multivector_destroy(&s->X);
+  sps_multivector_destroy(&s->B);
   sps_vector_destroy(&s->x);
   sps_vector_destroy(&s->b);
   sps_matrix_destroy(&s->A);
   sps_context_destroy(&s->ctx);
   free(s->host_xs);
   free(s->host_x);
+  free(s->columns);
+  free(s->column_error);
 }
 
-/* Report a failed call with the context's message and return its exit code. */
-static int library_error(const cli_state *s, sps_status st, const char *what)
+int cli_state_error(const cli_state *s, sps_status st, const char *what)
 {
   return cli_library_error(s->ctx, st, what);
 }
@@ -68,12 +62,12 @@ static int open_device(cli_state *s, const cli_options *opt, cli_report *r)
                     device_option_text(opt, buf, sizeof buf), sps_context_create_error());
   }
   st = sps_context_get_device_name(s->ctx, r->device, sizeof r->device);
-  if (st != SPS_SUCCESS) return library_error(s, st, "device name");
+  if (st != SPS_SUCCESS) return cli_state_error(s, st, "device name");
   if (opt->spmv_given) {
     sps_device_kind kind;
     int index;
     st = sps_context_get_device(s->ctx, &kind, &index);
-    if (st != SPS_SUCCESS) return library_error(s, st, "device");
+    if (st != SPS_SUCCESS) return cli_state_error(s, st, "device");
     if (!sps_spmv_kind_available(opt->spmv, kind)) {
       char list[512] = "";
       size_t len = 0;
@@ -100,9 +94,9 @@ static int load_matrix(cli_state *s, const cli_options *opt, cli_report *r)
                             opt->allow_nonfinite ? SPS_MM_ALLOW_NONFINITE : 0);
   cli_progress_end(&s->progress);
   r->t_load = cli_wall_seconds() - t0;
-  if (st != SPS_SUCCESS) return library_error(s, st, "cannot read A");
+  if (st != SPS_SUCCESS) return cli_state_error(s, st, "cannot read A");
   st = sps_matrix_get_size(s->A, &r->nrows, &r->ncols, &r->nnz);
-  if (st != SPS_SUCCESS) return library_error(s, st, "matrix size");
+  if (st != SPS_SUCCESS) return cli_state_error(s, st, "matrix size");
   /* --stats describes any matrix; only a solve needs a square one. */
   if (opt->action == CLI_ACTION_STATS) return 0;
   if (r->nrows != r->ncols) {
@@ -111,25 +105,25 @@ static int load_matrix(cli_state *s, const cli_options *opt, cli_report *r)
                     (long long)r->nrows, (long long)r->ncols);
   }
   st = sps_matrix_get_symmetry(s->A, &r->symmetry);
-  if (st != SPS_SUCCESS) return library_error(s, st, "matrix symmetry");
+  if (st != SPS_SUCCESS) return cli_state_error(s, st, "matrix symmetry");
   if (r->symmetry == SPS_SYMMETRY_UNKNOWN && (opt->solver == CLI_SOLVER_AUTO || opt->verbose)) {
     int sym = 0;
     st = sps_matrix_check_symmetry(s->A, &sym);
-    if (st != SPS_SUCCESS) return library_error(s, st, "symmetry check");
+    if (st != SPS_SUCCESS) return cli_state_error(s, st, "symmetry check");
     r->symmetry = sym ? SPS_SYMMETRY_SYMMETRIC : SPS_SYMMETRY_GENERAL;
     r->symmetry_checked = 1;
   }
   if (opt->verbose) {
     const int64_t *rowptr;
     st = sps_matrix_get_csr(s->A, &rowptr, NULL, NULL);
-    if (st != SPS_SUCCESS) return library_error(s, st, "matrix arrays");
+    if (st != SPS_SUCCESS) return cli_state_error(s, st, "matrix arrays");
     cli_matrix_stats_compute(rowptr, r->nrows, opt->matrix_path, &r->stats);
   }
   return 0;
 }
 
 /* Ctrl-C before the solve began: nothing to report. */
-static int interrupted_before_solve(void)
+int cli_interrupted_before_solve(void)
 {
   fprintf(stderr, "spsolve: interrupted before the solve\n");
   return CLI_EXIT_INTERRUPTED;
@@ -141,20 +135,29 @@ static int make_rhs(cli_state *s, const cli_options *opt, cli_report *r)
 {
   int64_t n = r->nrows;
   sps_status st;
+  r->nrhs = 1;
   if (opt->rhs == CLI_RHS_FILE) {
-    st = sps_vector_read_mm(s->ctx, &s->b, opt->rhs_path,
-                           opt->allow_nonfinite ? SPS_MM_ALLOW_NONFINITE : 0);
-    if (st != SPS_SUCCESS) return library_error(s, st, "cannot read b");
-    int64_t len;
-    st = sps_vector_get_size(s->b, &len);
-    if (st != SPS_SUCCESS) return library_error(s, st, "vector size");
+    /* a file of k columns: the many right-hand sides (many.c), of one column: b */
+    st = sps_multivector_read_mm(s->ctx, &s->B, opt->rhs_path,
+                                 opt->allow_nonfinite ? SPS_MM_ALLOW_NONFINITE : 0);
+    if (st != SPS_SUCCESS) return cli_state_error(s, st, "cannot read b");
+    int64_t len, k;
+    double *data;
+    st = sps_multivector_get_size(s->B, &len, &k);
+    if (st == SPS_SUCCESS) st = sps_multivector_get_data(s->B, &data, NULL);
+    if (st != SPS_SUCCESS) return cli_state_error(s, st, "right-hand side size");
+    if (k > 1 || opt->nrhs > 1 || opt->block) return cli_many_make_rhs(s, opt, r);
+    st = sps_vector_wrap(s->ctx, &s->b, len, data);
+    if (st != SPS_SUCCESS) return cli_state_error(s, st, "cannot read b");
     if (len != n) {
       return cli_fail(SPS_ERR_SIZE, CLI_EXIT_USAGE, "%s: b has %lld entries but A has %lld rows",
                       opt->rhs_path, (long long)len, (long long)n);
     }
+  } else if (opt->nrhs > 1 || opt->block) {
+    return cli_many_make_rhs(s, opt, r);
   } else {
     st = sps_vector_create(s->ctx, &s->b, n);
-    if (st != SPS_SUCCESS) return library_error(s, st, "cannot create b");
+    if (st != SPS_SUCCESS) return cli_state_error(s, st, "cannot create b");
     if (opt->rhs == CLI_RHS_ONES) {
       st = sps_vector_fill(s->b, 1.0);
     } else {
@@ -175,7 +178,7 @@ static int make_rhs(cli_state *s, const cli_options *opt, cli_report *r)
         st = sps_matrix_get_csr(s->A, &rowptr, &colind, &values);
         if (st != SPS_SUCCESS) {
           free(host_b);
-          return library_error(s, st, "matrix arrays");
+          return cli_state_error(s, st, "matrix arrays");
         }
         cli_random_fill(s->host_xs, n, opt->seed);
         cli_csr_matvec(n, rowptr, colind, values, s->host_xs, host_b); /* b <- A x* */
@@ -184,14 +187,14 @@ static int make_rhs(cli_state *s, const cli_options *opt, cli_report *r)
       st = sps_vector_upload(s->b, host_b, n);
       free(host_b);
     }
-    if (st != SPS_SUCCESS) return library_error(s, st, "cannot set b");
+    if (st != SPS_SUCCESS) return cli_state_error(s, st, "cannot set b");
   }
   if (opt->x0_path) {
     st = sps_vector_read_mm(s->ctx, &s->x, opt->x0_path, 0);
-    if (st != SPS_SUCCESS) return library_error(s, st, "cannot read x0");
+    if (st != SPS_SUCCESS) return cli_state_error(s, st, "cannot read x0");
     int64_t len;
     st = sps_vector_get_size(s->x, &len);
-    if (st != SPS_SUCCESS) return library_error(s, st, "vector size");
+    if (st != SPS_SUCCESS) return cli_state_error(s, st, "vector size");
     if (len != n) {
       fprintf(stderr, "spsolve: %s: x0 has %lld entries but A has %lld rows\n", opt->x0_path,
               (long long)len, (long long)n);
@@ -200,32 +203,41 @@ static int make_rhs(cli_state *s, const cli_options *opt, cli_report *r)
     return 0;
   }
   st = sps_vector_create(s->ctx, &s->x, n); /* x0 = 0 */
-  if (st != SPS_SUCCESS) return library_error(s, st, "cannot create x");
+  if (st != SPS_SUCCESS) return cli_state_error(s, st, "cannot create x");
+  return 0;
+}
+
+int cli_solver_create(cli_state *s, const cli_options *opt)
+{
+  sps_status st = sps_solver_create(
+      s->ctx, &s->solver,
+      opt->solver == CLI_SOLVER_AUTO ? SPS_SOLVER_AUTO : (sps_solver_type)opt->solver);
+  if (st != SPS_SUCCESS) return cli_state_error(s, st, "cannot create the solver");
+  if ((st = cli_solver_settings(s->solver, opt, &s->progress)) != SPS_SUCCESS ||
+      (st = sps_solver_set_progress(s->solver, cli_progress_solve, &s->progress, 0.2)) !=
+          SPS_SUCCESS)
+    return cli_state_error(s, st, "solver options");
   return 0;
 }
 
 /* Create, configure, set up and run the solver, then read its results into the report. */
 static int run_solver(cli_state *s, const cli_options *opt, cli_report *r)
 {
-  sps_status st = sps_solver_create(
-      s->ctx, &s->solver,
-      opt->solver == CLI_SOLVER_AUTO ? SPS_SOLVER_AUTO : (sps_solver_type)opt->solver);
-  if (st != SPS_SUCCESS) return library_error(s, st, "cannot create the solver");
+  int code = cli_solver_create(s, opt);
+  if (code) return code;
   sps_solver *sv = s->solver;
-  if ((st = cli_solver_settings(sv, opt, &s->progress)) != SPS_SUCCESS ||
-      (st = sps_solver_set_progress(sv, cli_progress_solve, &s->progress, 0.2)) != SPS_SUCCESS)
-    return library_error(s, st, "solver options");
-  st = sps_solver_setup(sv, s->A);
-  if (st != SPS_SUCCESS) return library_error(s, st, "setup failed");
-  if (cli_interrupted) return interrupted_before_solve();
+  sps_status st = sps_solver_setup(sv, s->A);
+  if (st != SPS_SUCCESS) return cli_state_error(s, st, "setup failed");
+  if (cli_interrupted) return cli_interrupted_before_solve();
   double bnorm;
   st = sps_vector_norm2(s->b, &bnorm);
-  if (st != SPS_SUCCESS) return library_error(s, st, "||b||");
+  if (st != SPS_SUCCESS) return cli_state_error(s, st, "||b||");
   cli_progress_solve_begin(&s->progress, bnorm, opt->rtol);
   st = sps_solver_solve(sv, s->b, s->x);
   cli_progress_end(&s->progress);
-  if (st != SPS_SUCCESS) return library_error(s, st, "solve failed");
-  if ((st = cli_solver_results(sv, r)) != SPS_SUCCESS) return library_error(s, st, "solver results");
+  if (st != SPS_SUCCESS) return cli_state_error(s, st, "solve failed");
+  if ((st = cli_solver_results(sv, r)) != SPS_SUCCESS)
+    return cli_state_error(s, st, "solver results");
   return 0;
 }
 
@@ -241,12 +253,12 @@ static int finish(cli_state *s, const cli_options *opt, cli_report *r)
                       "out of memory for the solution (%lld entries)", (long long)n);
     }
     st = sps_vector_download(s->x, s->host_x, n);
-    if (st != SPS_SUCCESS) return library_error(s, st, "cannot read x");
+    if (st != SPS_SUCCESS) return cli_state_error(s, st, "cannot read x");
     r->error = cli_relative_error(s->host_x, s->host_xs, n);
   }
   if (opt->output_path) {
     st = sps_vector_write_mm(s->x, opt->output_path);
-    if (st != SPS_SUCCESS) return library_error(s, st, "cannot write x");
+    if (st != SPS_SUCCESS) return cli_state_error(s, st, "cannot write x");
   }
   return 0;
 }
@@ -262,10 +274,10 @@ static int solve(const cli_options *opt, int *reported)
   cli_interrupt_install();
   int code = open_device(&s, opt, &r);
   if (!code) code = load_matrix(&s, opt, &r);
-  if (!code && cli_interrupted) code = interrupted_before_solve();
+  if (!code && cli_interrupted) code = cli_interrupted_before_solve();
   if (!code) code = make_rhs(&s, opt, &r);
-  if (!code) code = run_solver(&s, opt, &r);
-  if (!code) code = finish(&s, opt, &r);
+  if (!code) code = r.many ? cli_many_solve(&s, opt, &r) : run_solver(&s, opt, &r);
+  if (!code) code = r.many ? cli_many_finish(&s, opt, &r) : finish(&s, opt, &r);
   if (!code) {
     r.exit_code = r.reason > 0                  ? CLI_EXIT_CONVERGED
                   : r.reason == SPS_INTERRUPTED ? CLI_EXIT_INTERRUPTED
@@ -296,7 +308,7 @@ static int matrix_stats(const cli_options *opt, int *reported)
   if (!code) code = load_matrix(&s, opt, &r);
   if (!code) {
     sps_status st = sps_matrix_get_stats(s.A, &ms);
-    if (st != SPS_SUCCESS) code = library_error(&s, st, "matrix statistics");
+    if (st != SPS_SUCCESS) code = cli_state_error(&s, st, "matrix statistics");
   }
   if (!code && !opt->quiet) {
     cli_print_stats(stdout, opt->matrix_path, r.device, &ms, opt->json);

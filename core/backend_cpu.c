@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "comm.h"
+#include "block_ops.h"
 #include "compensated_sum.h"
 #include "csum_lanes.h"
 #include "internal.h"
@@ -602,4 +603,5 @@ const sps_backend sps_backend_cpu = {
     .bicgstab_direction = cpu_bicgstab_direction,
     .dots_local = cpu_dots_local,
     .pipecg_update = cpu_pipecg_update,
+    .block = &sps_block_backend_cpu,
 };

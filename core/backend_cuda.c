@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "comm.h"
+#include "block_ops.h"
 #include "cuda_state.h"
 #include "nrm2_scale.h"
 
@@ -609,6 +610,7 @@ const sps_backend sps_backend_cuda = {
     .timer_stop = cu_timer_stop,
     .dots_local = cu_dots_local,
     .pipecg_update = cu_pipecg_update,
+    .block = &sps_block_backend_cuda,
 };
 
 #ifdef SPS_HAVE_MPI
@@ -837,6 +839,9 @@ const sps_backend sps_backend_cuda_dist = {
     .bicgstab_direction = cu_bicgstab_direction,
     .timer_start = cu_timer_start,
     .timer_stop = cu_timer_stop,
+    /* only the elementwise copies of a solve_many that solves its columns one at a time (a
+     * distributed context never batches them: solvers/solve_many.c) */
+    .block = &sps_block_backend_cuda,
     .dots_local = cu_dots_local,
     .pipecg_update = cu_pipecg_update,
 };

@@ -249,6 +249,9 @@ typedef struct sps_backend {
    */
   sps_status (*timer_start)(sps_context *ctx);
   sps_status (*timer_stop)(sps_context *ctx, double *seconds);
+  /* The same vector operations and fused steps on row-major blocks of columns, each column its
+   * own recurrence (core/block_ops.h; sps_solver_solve_many). Optional. */
+  const struct sps_block_backend *block;
 } sps_backend;
 
 extern const sps_backend sps_backend_cpu;

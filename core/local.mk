@@ -11,6 +11,8 @@ libspsolve_la_SOURCES += \
 	%reldir%/memory.c \
 	%reldir%/context.c \
 	%reldir%/backend_cpu.c \
+	%reldir%/block_ops.h \
+	%reldir%/backend_cpu_block.c \
 	%reldir%/vector.c \
 	%reldir%/wrap.c \
 	%reldir%/csr_assemble.h \
@@ -33,9 +35,16 @@ libspsolve_la_SOURCES += \
 	%reldir%/cuda/gmres_steps.cu \
 	%reldir%/cuda/gmres_cluster.cu \
 	%reldir%/cuda/bicgstab_steps.cu \
-	%reldir%/cuda/split_steps.cu
+	%reldir%/cuda/split_steps.cu \
+	%reldir%/backend_cuda_block.c \
+	%reldir%/cuda/block_launchers.h \
+	%reldir%/cuda/block_vector_kernels.cu \
+	%reldir%/cuda/block_steps.cu \
+	%reldir%/cuda/block_gmres_steps.cu \
+	%reldir%/cuda/block_dense.cu
 endif
-EXTRA_DIST += %reldir%/cuda_state.h %reldir%/cuda/reduce.cuh
+EXTRA_DIST += %reldir%/cuda_state.h %reldir%/cuda/reduce.cuh %reldir%/cuda/block_reduce.cuh \
+	%reldir%/cuda/block_launchers.h
 libspsolve_la_SOURCES += %reldir%/multivector.c
 libspsolve_la_SOURCES += %reldir%/comm.h
 # The distributed context, matrices and their halo (--with-mpi).

@@ -1,4 +1,4 @@
-/* mm_read.c: sps_matrix_read_mm and sps_vector_read_mm (files and memory buffers, plain or compressed) into CSR matrices and dense vectors. */
+/* mm_read.c: sps_matrix_read_mm, sps_vector_read_mm and sps_multivector_read_mm (files and memory buffers, plain or compressed) into CSR matrices, dense vectors and multivectors. */
 #define _DEFAULT_SOURCE /* madvise and MADV_HUGEPAGE */
 #include <stdlib.h>
 #include <string.h>
@@ -376,35 +376,53 @@ sps_status sps_matrix_read_mm_buffer(sps_context *ctx, sps_matrix **A, const voi
   return read_matrix(ctx, A, &r, flags);
 }
 
-/* Read a vector from an opened reader, which is closed before returning. */
-static sps_status read_vector(sps_context *ctx, sps_vector **v, sps_mm_reader *r, unsigned flags)
+/*
+ * Read a dense array from an opened reader, which is closed before returning: one column (a
+ * vector) unless `multi`, else n x k (a multivector). *x gets the n*k values column-major
+ * (allocated here), *nrows and *ncols the sizes. An `array` file lists the values column by
+ * column, a coordinate one gives (row, column, value) triplets, duplicates summed.
+ */
+static sps_status read_dense(sps_context *ctx, sps_mm_reader *r, unsigned flags, int multi,
+                             double **xout, int64_t *nrows, int64_t *ncols)
 {
   sps_mm_header h;
   coo c = {NULL, NULL, 0, 0};
   coo_cursor w = {NULL, NULL, NULL, 0, 0};
   double *x = NULL;
-  sps_vector *out = NULL;
   sps_status st = SPS_SUCCESS;
   const char *path = r->path;
+  const char *what = multi ? "multivector" : "vector";
   int64_t k = 0;
+  *xout = NULL;
   SPS_TRY(sps_mm_read_header(r, &h));
   if (h.field == SPS_MM_COMPLEX || h.symm == SPS_MM_HERMITIAN)
     SPS_TRY_FAIL(ctx, SPS_ERR_UNSUPPORTED,
-                 "%s:1: complex vectors are not supported (real only)", path);
+                 "%s:1: complex %ss are not supported (real only)", path, what);
   if (h.field == SPS_MM_PATTERN)
-    SPS_TRY_FAIL(ctx, SPS_ERR_UNSUPPORTED, "%s:1: a pattern file has no values to read as a vector",
-                 path);
+    SPS_TRY_FAIL(ctx, SPS_ERR_UNSUPPORTED, "%s:1: a pattern file has no values to read as a %s",
+                 path, what);
   if (h.symm != SPS_MM_GENERAL)
-    SPS_TRY_FAIL(ctx, SPS_ERR_IO, "%s:1: a vector file must be general, not %s", path,
+    SPS_TRY_FAIL(ctx, SPS_ERR_IO, "%s:1: a %s file must be general, not %s", path, what,
                  symm_name(h.symm));
-  if (h.ncols != 1)
+  if (!multi && h.ncols != 1)
     SPS_TRY_FAIL(ctx, SPS_ERR_SIZE, "%s:%lld: a vector file has one column, this one has %lld",
                  path, (long long)h.size_line, (long long)h.ncols);
-  if (h.nrows > INT32_MAX)
-    SPS_TRY_FAIL(ctx, SPS_ERR_SIZE, "%s:%lld: %lld values exceed the 32-bit index limit of %d",
-                 path, (long long)h.size_line, (long long)h.nrows, INT32_MAX);
-  if (h.format == SPS_MM_COORDINATE) SPS_TRY(check_rows_justified(r, &h, "vector"));
-  /* The values (array) or the (row, value) pairs (coordinate), kept until the file is read. */
+  if (multi && h.ncols < 1)
+    SPS_TRY_FAIL(ctx, SPS_ERR_SIZE, "%s:%lld: a multivector file has at least one column, this "
+                 "one has none", path, (long long)h.size_line);
+  if (h.nrows > INT32_MAX || h.ncols > INT32_MAX)
+    SPS_TRY_FAIL(ctx, SPS_ERR_SIZE, "%s:%lld: %lld x %lld values exceed the 32-bit index limit of %d",
+                 path, (long long)h.size_line, (long long)h.nrows, (long long)h.ncols, INT32_MAX);
+  if (h.ncols > 0 && h.nrows > INT64_MAX / 8 / h.ncols)
+    SPS_TRY_FAIL(ctx, SPS_ERR_SIZE, "%s:%lld: %lld x %lld values are too many", path,
+                 (long long)h.size_line, (long long)h.nrows, (long long)h.ncols);
+  if (h.format == SPS_MM_COORDINATE) {
+    /* the values of every row and column are allocated: the entries must justify them */
+    sps_mm_header all = h;
+    all.nrows = h.nrows * h.ncols;
+    SPS_TRY(check_rows_justified(r, &all, what));
+  }
+  /* The values (array) or the triplets (coordinate), kept until the file is read. */
   for (;;) {
     if (r->cur == r->end) {
       SPS_TRY(sps_mm_refill(r));
@@ -426,15 +444,17 @@ static sps_status read_vector(sps_context *ctx, sps_vector **v, sps_mm_reader *r
           if (e.i < 1 || e.i > h.nrows)
             SPS_TRY(sps_mm_error(r, SPS_ERR_IO, line, "row index %lld is outside 1..%lld",
                                  (long long)e.i, (long long)h.nrows));
-          if (e.j != 1)
-            SPS_TRY(sps_mm_error(r, SPS_ERR_IO, line, "column index %lld is outside 1..1",
-                                 (long long)e.j));
+          if (e.j < 1 || e.j > h.ncols)
+            SPS_TRY(sps_mm_error(r, SPS_ERR_IO, line, "column index %lld is outside 1..%lld",
+                                 (long long)e.j, (long long)h.ncols));
         } else {
-          e.i = k + 1;
+          /* an array lists column 1, then column 2, ... */
+          e.i = k % h.nrows + 1;
+          e.j = k / h.nrows + 1;
         }
         if (w.fill == w.cap) SPS_TRY(coo_next_chunk(ctx, &c, &w, k, h.nnz));
         w.i[w.fill] = (int32_t)(e.i - 1);
-        w.j[w.fill] = 0;
+        w.j[w.fill] = (int32_t)(e.j - 1);
         w.v[w.fill] = e.v;
         w.fill++;
         k++;
@@ -451,23 +471,72 @@ static sps_status read_vector(sps_context *ctx, sps_vector **v, sps_mm_reader *r
                          "the file ends after %lld of the %lld entries declared on line %lld",
                          (long long)k, (long long)h.nnz, (long long)h.size_line));
   sps_mm_close(r);
-  SPS_TRY(sps_host_calloc(ctx, (void **)&x, (size_t)h.nrows, sizeof *x, "vector values"));
+  SPS_TRY(sps_host_calloc(ctx, (void **)&x, (size_t)(h.nrows * h.ncols), sizeof *x,
+                          multi ? "multivector values" : "vector values"));
   if (h.format == SPS_MM_ARRAY)
-    COO_FOR_EACH(&c, x[ci] = cv;) /* as written, -0 included */
+    COO_FOR_EACH(&c, x[(int64_t)cj * h.nrows + ci] = cv;) /* as written, -0 included */
   else
-    COO_FOR_EACH(&c, x[ci] += cv;) /* duplicates of a coordinate file are summed */
+    COO_FOR_EACH(&c, x[(int64_t)cj * h.nrows + ci] += cv;) /* duplicates are summed */
   coo_free(&c);
-  SPS_TRY(sps_vector_create(ctx, &out, h.nrows));
-  SPS_TRY(sps_vector_upload(out, x, h.nrows));
-  *v = out;
-  out = NULL;
+  *xout = x;
+  x = NULL;
+  *nrows = h.nrows;
+  *ncols = h.ncols;
 cleanup:
   coo_finish(&c, &w, k);
   sps_mm_close(r);
   coo_free(&c);
   sps_host_free(x);
+  return st;
+}
+
+/* Read a vector from an opened reader, which is closed before returning. */
+static sps_status read_vector(sps_context *ctx, sps_vector **v, sps_mm_reader *r, unsigned flags)
+{
+  double *x = NULL;
+  int64_t n, k;
+  sps_vector *out = NULL;
+  sps_status st = SPS_SUCCESS;
+  SPS_TRY(read_dense(ctx, r, flags, 0, &x, &n, &k));
+  SPS_TRY(sps_vector_create(ctx, &out, n));
+  SPS_TRY(sps_vector_upload(out, x, n));
+  *v = out;
+  out = NULL;
+cleanup:
+  sps_host_free(x);
   sps_vector_destroy(&out);
   return st;
+}
+
+/* Read a multivector from an opened reader, which is closed before returning. */
+static sps_status read_multivector(sps_context *ctx, sps_multivector **X, sps_mm_reader *r,
+                                   unsigned flags)
+{
+  double *x = NULL;
+  int64_t n, k;
+  sps_multivector *out = NULL;
+  sps_status st = SPS_SUCCESS;
+  SPS_TRY(read_dense(ctx, r, flags, 1, &x, &n, &k));
+  SPS_TRY(sps_multivector_create(ctx, &out, n, k));
+  SPS_TRY(sps_multivector_upload(out, x, n, k));
+  *X = out;
+  out = NULL;
+cleanup:
+  sps_host_free(x);
+  sps_multivector_destroy(&out);
+  return st;
+}
+
+sps_status sps_multivector_read_mm(sps_context *ctx, sps_multivector **X, const char *path,
+                                   unsigned flags)
+{
+  if (!ctx) return SPS_ERR_ARGUMENT;
+  SPS_CHECK_ARG(ctx, X, "X");
+  *X = NULL;
+  SPS_CHECK_ARG(ctx, path, "path");
+  sps_mm_reader r;
+  SPS_CHECK(sps_mm_open(ctx, &r, path));
+  return read_multivector(ctx, X, &r, flags);
 }
 
 sps_status sps_vector_read_mm(sps_context *ctx, sps_vector **v, const char *path, unsigned flags)

@@ -302,7 +302,9 @@ typedef struct sps_solver sps_solver;       /**< a Krylov solver with its precon
  * Called by a solver with the residual norm ||b - Ax|| (the recurrence estimate) at
  * iteration @p iteration, every `every` iterations (sps_solver_set_monitor): the solver ends
  * its batch of device-driven iterations there, so an unset monitor costs nothing. Must not
- * call back into the solver.
+ * call back into the solver. During sps_solver_solve_many() @p iteration is the block's
+ * iteration count and @p residual_norm the largest relative residual ||r_j||/||b_j|| of the
+ * columns still running (the progress callback receives the same).
  */
 typedef void (*sps_monitor_fn)(void *user, int iteration, double residual_norm);
 
@@ -1029,6 +1031,22 @@ sps_status sps_multivector_upload(sps_multivector *X, const double *host, int64_
 /** Copy all columns to the host, column-major with leading dimension n (as
  * sps_multivector_upload() reads them). @return as sps_multivector_upload(). */
 sps_status sps_multivector_download(const sps_multivector *X, double *host, int64_t n, int64_t k);
+/**
+ * Read a multivector from a Matrix Market file: `array` real/integer general n x k (the values
+ * listed column by column), or `coordinate` n x k (entries not given are 0, duplicates summed).
+ * One column is a vector file as sps_vector_read_mm() reads it. Same compression, limits and
+ * error reporting as sps_matrix_read_mm() (@p flags: ::SPS_MM_ALLOW_NONFINITE).
+ * @return ::SPS_SUCCESS; ::SPS_ERR_IO with the file and line for malformed input;
+ *         ::SPS_ERR_UNSUPPORTED (complex or pattern files); ::SPS_ERR_SIZE (sizes beyond the
+ *         index types, a coordinate file whose few entries do not justify its size);
+ *         ::SPS_ERR_HOST_MEMORY; ::SPS_ERR_DEVICE_MEMORY.
+ */
+sps_status sps_multivector_read_mm(sps_context *ctx, sps_multivector **X, const char *path,
+                                   unsigned flags);
+/** Write the multivector as a Matrix Market `array real general` n x k file, column by column,
+ * with 17 significant digits (it reads back bit for bit). @return ::SPS_ERR_IO when the file
+ * cannot be written. */
+sps_status sps_multivector_write_mm(const sps_multivector *X, const char *path);
 /** Destroy a multivector (NULL allowed) and set the pointer to NULL. */
 sps_status sps_multivector_destroy(sps_multivector **X);
 
@@ -1087,6 +1105,131 @@ sps_status sps_spmm_apply(sps_spmm_plan *plan, double alpha, const sps_multivect
 sps_status sps_spmm_plan_get_kind(const sps_spmm_plan *plan, sps_spmm_kind *kind, const char **why);
 /** Destroy an SpMM plan (NULL allowed) and set the pointer to NULL. */
 sps_status sps_spmm_plan_destroy(sps_spmm_plan **plan);
+/**@}*/
+
+/**
+ * @name Many right-hand sides
+ *
+ * sps_solver_solve_many() solves A X = B for the k columns of a multivector with one solver:
+ * the setup (SpMV and SpMM plans, preconditioner, work space) is made once, and the columns
+ * run together (doc/design.md, "Block solvers").
+ *
+ * Batched CG, GMRES(m) and BiCGSTAB: each column runs its own recurrence, and all running
+ * columns share one SpMM per iteration (A is read once for all of them) and one
+ * preconditioner application on the block. Every per-column inner product and norm is the
+ * compensated sum of the single solve's terms, so each column takes exactly the iterations,
+ * reason and (where the single solve's history is bitwise) the x of sps_solver_solve() on that
+ * column alone, on the CPU and on the GPU. A column that converges (or stops for any other
+ * reason) is left out of the fused steps from the next step on, and at the next read of the
+ * columns' state the block is compacted to the running columns once they fit half its width,
+ * so that the SpMM and the preconditioner run on at most twice the running columns.
+ *
+ * Block CG (O'Leary 1980; sps_solver_set_block()): one block Krylov space for all columns,
+ * which can converge in fewer iterations than the columns alone; no bitwise promise.
+ */
+/**@{*/
+
+/** The result of one column of the last sps_solver_solve_many() (sps_solver_get_column_report()). */
+typedef struct sps_column_report {
+  sps_reason reason;     /**< why the column stopped */
+  int iterations;        /**< its iterations (GMRES: inner; block CG: the block iterations until
+                              it converged) */
+  double residual_abs;   /**< true residual ||b_j - A x_j|| of the returned x_j */
+  double residual_rel;   /**< residual_abs / ||b_j|| (0 when b_j = 0) */
+  const double *history; /**< its residual history (entry 0 the initial residual; borrowed, valid
+                              until the next solve, setup or destroy), NULL unless enabled */
+  int history_count;     /**< its length */
+  int resolved;          /**< 1: it did not converge in the batch and was solved again alone by
+                              the automatic choice (see sps_solver_solve_many()); the other
+                              fields are that solve's */
+} sps_column_report;
+
+/** How sps_solver_solve_many() ran the columns. */
+typedef enum sps_many_mode {
+  SPS_MANY_NONE = 0,      /**< no sps_solver_solve_many() yet */
+  SPS_MANY_BATCHED = 1,   /**< batched: each column its own recurrence, one SpMM per iteration */
+  SPS_MANY_BLOCK_CG = 2,  /**< block CG over all columns (sps_solver_set_block()) */
+  SPS_MANY_ONE_BY_ONE = 3 /**< one column at a time through sps_solver_solve() (the note says why) */
+} sps_many_mode;
+
+/** The whole of the last sps_solver_solve_many() (sps_solver_get_many_report()). */
+typedef struct sps_many_report {
+  int64_t columns;          /**< columns solved */
+  int64_t converged;        /**< columns whose reason is positive */
+  sps_many_mode mode;       /**< how they were solved */
+  int block_width;          /**< the most columns iterated together (1 one at a time) */
+  int max_iterations;       /**< the most iterations of a column */
+  int64_t total_iterations; /**< the sum of the columns' iterations */
+  double max_residual_rel;  /**< the largest relative true residual of a column */
+  double solve_seconds;     /**< wall clock of the call, device synchronised */
+  char note[200];           /**< how the columns ran: the method, or why one at a time */
+} sps_many_report;
+
+/**
+ * The most columns sps_solver_solve_many() will be given (default 0: none). Setup builds the
+ * block work space for min(columns, 64) columns at a time (blocks of n x columns doubles for
+ * each vector of the method: about 6 for CG, 9 for BiCGSTAB, m + 5 for GMRES(m)), the per-column
+ * reports and histories, and the CUDA graphs of the batched iterations; more than 64 columns are
+ * solved 64 at a time. A change after setup rebuilds them.
+ * @return ::SPS_ERR_ARGUMENT for columns < 0; as sps_solver_setup() when set up already.
+ */
+sps_status sps_solver_set_columns(sps_solver *solver, int columns);
+/**
+ * Nonzero: sps_solver_solve_many() with CG (named, or chosen by the automatic choice) runs block
+ * CG over all the columns at once instead of batched CG: O'Leary's method made breakdown-free
+ * (Ji and Li 2017) by a rank-revealing orthonormalisation of the block of search directions at
+ * each iteration (the eigendecomposition of its Gram matrix, SVQB, dropping directions whose
+ * singular value is below 1e-7 of the largest), so that dependent right-hand sides (two equal
+ * columns) or residuals that become dependent shrink the block instead of breaking it. A
+ * column whose residual meets its tolerance (confirmed on the true residual) leaves the block.
+ * With another method the flag is ignored. Block CG's small dense algebra runs on the host, one
+ * read of the device per iteration. The default is 0. A change after setup rebuilds the work
+ * space.
+ */
+sps_status sps_solver_set_block(sps_solver *solver, int enable);
+/**
+ * Solve A X = B column by column: x_j solves A x_j = b_j. X holds the initial guesses on entry
+ * (ignored with sps_solver_set_zero_guess()) and the solutions on return; B and X are n x k
+ * multivectors of the solver's context with 1 <= k <= the columns set (sps_solver_set_columns()).
+ * Each column is solved as sps_solver_solve() solves it: its own tolerance max(rtol ||b_j||,
+ * atol), its own scaling by a power of two, b_j = 0 giving x_j = 0; the columns are batched as
+ * the section above says. Results: sps_solver_get_column_report() per column,
+ * sps_solver_get_many_report() for the whole; sps_solver_get_reason() and the other getters of
+ * a single solve then give the worst column (the first that did not converge, else the one
+ * with the most iterations) and no history. The monitor and the progress callback receive
+ * the block's iteration count and the largest relative residual ||r_j|| / ||b_j|| of the running
+ * columns in place of a residual norm; a progress stop ends every running column with
+ * ::SPS_INTERRUPTED.
+ *
+ * Columns are solved one at a time, through sps_solver_solve() and with its results, where the
+ * batched steps could not give the single solve's bits: GMRES with modified Gram-Schmidt, a
+ * flexible GMRES with a preconditioner, GMRES on the host-driven path (a restart above the
+ * device steps' limit), an SpMV variant that does not round like csr-scalar (coo, hyb,
+ * cusparse). With the automatic choice (::SPS_SOLVER_AUTO or ::SPS_PRECOND_AUTO) the batch runs
+ * the method and preconditioner in use (those setup chose from the matrix) for up to maxit
+ * iterations, and a column that does not converge so is then solved alone by sps_solver_solve(),
+ * with the automatic choice's chain of fallbacks, from its initial guess (resolved = 1 in its
+ * report). Preconditioners other than Jacobi apply column by column through their single-vector
+ * apply. The solve allocates nothing, except when an automatic solve before it moved to another
+ * preconditioner (the block work space is then built again) and for the chain's moves.
+ * @return ::SPS_ERR_STATE before setup, or when no columns were set; ::SPS_ERR_SIZE when B and
+ *         X differ in size, their rows are not the matrix's order or k exceeds the columns set;
+ *         ::SPS_ERR_ARGUMENT for a NULL argument, B and X sharing storage, or multivectors of
+ *         another context; ::SPS_ERR_HOST_MEMORY, ::SPS_ERR_DEVICE_MEMORY, ::SPS_ERR_CUDA.
+ */
+sps_status sps_solver_solve_many(sps_solver *solver, const sps_multivector *B, sps_multivector *X);
+/**
+ * The summary of the last sps_solver_solve_many() (mode ::SPS_MANY_NONE before any).
+ * @return ::SPS_ERR_ARGUMENT for a NULL solver or report.
+ */
+sps_status sps_solver_get_many_report(const sps_solver *solver, sps_many_report *report);
+/**
+ * The result of column @p j of the last sps_solver_solve_many().
+ * @return ::SPS_ERR_ARGUMENT for a NULL solver or report; ::SPS_ERR_SIZE when @p j is not a
+ *         column of that solve (or there was none).
+ */
+sps_status sps_solver_get_column_report(const sps_solver *solver, int64_t j,
+                                        sps_column_report *report);
 /**@}*/
 
 #ifdef __cplusplus

@@ -14,4 +14,5 @@ EXTRA_DIST += \
 	%reldir%/tests/test_errors.py \
 	%reldir%/tests/test_plot.py \
 	%reldir%/tests/test_scipy_compare.py \
+	%reldir%/tests/test_solve_many.py \
 	%reldir%/tests/test_solver.py

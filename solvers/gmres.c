@@ -547,6 +547,12 @@ static sps_status gmres_solve(sps_solver *s, const double *b, double *x, double 
   return gw->device ? gmres_solve_device(s, b, x, rnorm0) : gmres_solve_host(s, b, x, rnorm0);
 }
 
+int sps_gmres_device_driven(const sps_solver *s)
+{
+  const gmres_work *gw = s->work;
+  return s->method->type == SPS_SOLVER_GMRES && gw && gw->device;
+}
+
 const sps_solver_method sps_solver_method_gmres = {
     .type = SPS_SOLVER_GMRES,
     .name = "gmres",

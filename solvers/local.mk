@@ -7,4 +7,12 @@ libspsolve_la_SOURCES += \
 	%reldir%/cg_pipelined.c \
 	%reldir%/gmres.c \
 	%reldir%/bicgstab.c \
-	%reldir%/auto.c
+	%reldir%/auto.c \
+	%reldir%/batch.h \
+	%reldir%/solve_many.c \
+	%reldir%/batch_cg.c \
+	%reldir%/batch_bicgstab.c \
+	%reldir%/batch_gmres.c \
+	%reldir%/block_dense.h \
+	%reldir%/block_dense.c \
+	%reldir%/block_cg.c

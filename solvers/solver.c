@@ -318,8 +318,10 @@ static sps_status work_alloc(sps_solver *s)
  * after setup: rebuild them; a failure leaves the solver to be set up again. */
 static sps_status rebuild_after_setup(sps_solver *s, int history)
 {
+  sps_batch_destroy(s);
   sps_status st = history ? history_alloc(s) : SPS_SUCCESS;
   if (!st) st = work_alloc(s);
+  if (!st) st = sps_solver_many_setup(s);
   if (st) s->is_setup = 0;
   return st;
 }
@@ -446,6 +448,25 @@ sps_status sps_solver_set_history(sps_solver *s, int enable)
   return SPS_SUCCESS;
 }
 
+sps_status sps_solver_set_columns(sps_solver *s, int columns)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  if (columns < 0) SPS_FAIL(s->ctx, SPS_ERR_ARGUMENT, "columns must be >= 0, not %d", columns);
+  const int changed = s->columns != columns;
+  s->columns = columns;
+  if (s->is_setup && changed) return rebuild_after_setup(s, 0);
+  return SPS_SUCCESS;
+}
+
+sps_status sps_solver_set_block(sps_solver *s, int enable)
+{
+  if (!s) return SPS_ERR_ARGUMENT;
+  const int changed = s->block != (enable != 0);
+  s->block = enable != 0;
+  if (s->is_setup && changed) return rebuild_after_setup(s, 0);
+  return SPS_SUCCESS;
+}
+
 sps_status sps_solver_set_zero_guess(sps_solver *s, int enable)
 {
   if (!s) return SPS_ERR_ARGUMENT;
@@ -494,6 +515,7 @@ sps_status sps_solver_set_monitor(sps_solver *s, sps_monitor_fn fn, void *user, 
 
 static void solver_release(sps_solver *s)
 {
+  sps_solver_many_release(s);
   if (s->method->destroy) s->method->destroy(s);
   s->work = NULL;
   sps_solver_auto_destroy(s);
@@ -551,6 +573,10 @@ sps_status sps_solver_use(sps_solver *s, sps_solver_type method, sps_precond_typ
                           const sps_precond_params *params, double sign)
 {
   sps_context *ctx = s->ctx;
+  /* The block work space refers to the preconditioner (its graphs apply it); the next
+   * sps_solver_solve_many builds it again, or decides again to go one column at a time. */
+  sps_batch_destroy(s);
+  s->many_note[0] = '\0';
   if (s->method->destroy) s->method->destroy(s);
   s->work = NULL;
   sps_precond_destroy(&s->pc);
@@ -626,6 +652,7 @@ sps_status sps_solver_setup(sps_solver *s, const sps_matrix *A)
     if (st) goto cleanup;
     a->accepted = 1;
   }
+  SPS_TRY(sps_comm_agree(ctx, sps_solver_many_setup(s)));
   SPS_TRY(sps_comm_agree(ctx, ctx->be->synchronize(ctx)));
   s->is_setup = 1;
   s->reason = SPS_REASON_NONE;

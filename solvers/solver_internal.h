@@ -114,6 +114,20 @@ struct sps_solver {
   int res_known; /* a method sets it (and res_abs) when its last sps_solver_confirm() was on the
                     final x, so the driver need not recompute ||b - Ax|| */
   double setup_seconds, solve_seconds;
+
+  /* Many right-hand sides (sps_solver_solve_many, solvers/solve_many.c). */
+  int columns;               /* the most columns solve_many takes (0: none) */
+  int block;                 /* block CG for CG's solve_many */
+  struct sps_batch *batch;   /* the block work space (solvers/batch.h), or NULL: one at a time,
+                                or not built since the preconditioner changed */
+  double *many_b, *many_x;   /* n each: one column through the single solve */
+  double *many_x0;           /* n x min(columns, 64), with the automatic choice: the initial
+                                guesses of the group, for a column solved again alone */
+  sps_column_report *colrep; /* columns reports of the last solve_many */
+  double *colhist;           /* columns x (maxit + 1) histories, when history is on */
+  int64_t colrep_count;      /* columns of the last solve_many */
+  sps_many_report many;      /* its summary */
+  char many_note[200];       /* why the columns run one at a time, or "" */
 };
 
 /* y <- sign*A x: the operator every method iterates with. */
@@ -249,6 +263,19 @@ int sps_solver_dtol_cycle(const sps_solver *s, double rnorm, int it, int *above_
  */
 sps_status sps_solver_confirm_divergence(sps_solver *s, const double *b, const double *x,
                                          double *r, double *norm, sps_reason *reason);
+
+/*
+ * Many right-hand sides (solvers/solve_many.c): build what sps_solver_solve_many needs for
+ * s->columns columns (reports, histories, the block work space) after the method's work
+ * space, or release it. sps_batch_destroy (solvers/batch.h) drops only the block work space,
+ * which refers to the preconditioner and is built again when it changes.
+ */
+sps_status sps_solver_many_setup(sps_solver *s);
+void sps_solver_many_release(sps_solver *s);
+void sps_batch_destroy(sps_solver *s);
+
+/* 1 when GMRES's work space runs the device-driven cycle (solvers/gmres.c). */
+int sps_gmres_device_driven(const sps_solver *s);
 
 /* Allocate and free an n-vector in the context's memory space. */
 sps_status sps_solver_vec_alloc(sps_solver *s, double **v, const char *what);

@@ -38,6 +38,8 @@ struct sps_spmm_plan {
   int is_setup;
   const sps_spmm_variant *variant;
   void *data;       /* the variant's format and buffers */
+  int owned;        /* 1: made by another object (a block solver) for itself, not counted by the
+                       context */
   int cusparse_alg; /* cusparse-spmm: 1, 2 or 3 for CUSPARSE_SPMM_CSR_ALG1..3; 0 = the
                        first of 2, 3, 1 that cuSPARSE accepts (spmm-bench times each) */
   char why[320];    /* how the variant in use was chosen */
@@ -53,10 +55,24 @@ const sps_spmm_variant *sps_spmm_variant_get(sps_spmm_kind kind);
 sps_spmm_kind sps_spmm_select(const sps_matrix *A, int64_t k, sps_device_kind device, char *why,
                               size_t whylen);
 
+/* Mark a plan as owned by the object that made it (a solver's): the context's count of live
+ * objects leaves it out, as the solver's SpMV plan (sps_spmv_plan_set_owned). */
+void sps_spmm_plan_set_owned(sps_spmm_plan *plan);
+
 /* Y <- alpha*A*X + beta*Y on raw row-major arrays of the context's memory space (the block
  * solvers use this). */
 sps_status sps_spmm_apply_raw(sps_spmm_plan *plan, double alpha, const double *X, int64_t ldx,
                               double beta, double *Y, int64_t ldy);
+
+/*
+ * Y <- alpha*A*X + beta*Y on the first k columns of row-major arrays, k at most the plan's:
+ * the block solvers' SpMM once columns have dropped out of their block. Served by the variants
+ * whose set-up data do not depend on k (spmm-csr, sputnik: its row order) or are sized for the
+ * plan's k and used in part (spmm-balanced: its partial sums); SPS_ERR_UNSUPPORTED for the
+ * others (cusparse-spmm's descriptors, spmm-spmv: k = 1 only) when k is not the plan's.
+ */
+sps_status sps_spmm_apply_cols(sps_spmm_plan *plan, int64_t k, double alpha, const double *X,
+                               int64_t ldx, double beta, double *Y, int64_t ldy);
 
 /* The vector width (1 or 2 doubles) the GPU kernels may use on X and Y: 2 when k >= 2, both
  * leading dimensions are even and both arrays are 16-byte aligned. */

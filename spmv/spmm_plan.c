@@ -94,6 +94,13 @@ sps_status sps_spmm_plan_create(sps_context *ctx, sps_spmm_plan **out, const sps
   return SPS_SUCCESS;
 }
 
+void sps_spmm_plan_set_owned(sps_spmm_plan *plan)
+{
+  if (!plan || plan->owned) return;
+  plan->owned = 1;
+  sps_context_track(plan->ctx, SPS_OBJECT_SPMM_PLAN, -1);
+}
+
 sps_status sps_spmm_plan_set_kind(sps_spmm_plan *plan, sps_spmm_kind kind)
 {
   if (!plan) return SPS_ERR_ARGUMENT;
@@ -147,6 +154,23 @@ sps_status sps_spmm_apply_raw(sps_spmm_plan *plan, double alpha, const double *X
   return plan->variant->apply(plan, alpha, X, ldx, beta, Y, ldy);
 }
 
+sps_status sps_spmm_apply_cols(sps_spmm_plan *plan, int64_t k, double alpha, const double *X,
+                               int64_t ldx, double beta, double *Y, int64_t ldy)
+{
+  if (k == plan->k) return plan->variant->apply(plan, alpha, X, ldx, beta, Y, ldy);
+  if (k < 1 || k > plan->k || !(plan->kind == SPS_SPMM_CSR || plan->kind == SPS_SPMM_SPUTNIK ||
+                                plan->kind == SPS_SPMM_BALANCED))
+    SPS_FAIL(plan->ctx, SPS_ERR_UNSUPPORTED,
+             "SpMM variant '%s' set up for k = %lld cannot apply to %lld columns",
+             kind_names[plan->kind], (long long)plan->k, (long long)k);
+  /* The variants read the column count from the plan at each apply. */
+  const int64_t kplan = plan->k;
+  plan->k = k;
+  const sps_status st = plan->variant->apply(plan, alpha, X, ldx, beta, Y, ldy);
+  plan->k = kplan;
+  return st;
+}
+
 sps_status sps_spmm_apply(sps_spmm_plan *plan, double alpha, const sps_multivector *X, double beta,
                           sps_multivector *Y)
 {
@@ -184,7 +208,7 @@ sps_status sps_spmm_plan_get_kind(const sps_spmm_plan *plan, sps_spmm_kind *kind
 sps_status sps_spmm_plan_destroy(sps_spmm_plan **plan)
 {
   if (!plan || !*plan) return SPS_SUCCESS;
-  sps_context_track((*plan)->ctx, SPS_OBJECT_SPMM_PLAN, -1);
+  if (!(*plan)->owned) sps_context_track((*plan)->ctx, SPS_OBJECT_SPMM_PLAN, -1);
   plan_release(*plan);
   sps_host_free(*plan);
   *plan = NULL;

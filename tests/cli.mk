@@ -8,7 +8,8 @@ TESTS += \
 	%reldir%/cli/progress.sh \
 	%reldir%/cli/stats.sh \
 	%reldir%/cli/tune.sh \
-	%reldir%/cli/mpi.sh
+	%reldir%/cli/mpi.sh \
+	%reldir%/cli/many.sh
 EXTRA_DIST += \
 	%reldir%/cli/common.sh \
 	%reldir%/cli/exit_codes.sh \
@@ -19,4 +20,5 @@ EXTRA_DIST += \
 	%reldir%/cli/progress.sh \
 	%reldir%/cli/stats.sh \
 	%reldir%/cli/tune.sh \
-	%reldir%/cli/mpi.sh
+	%reldir%/cli/mpi.sh \
+	%reldir%/cli/many.sh

@@ -46,3 +46,19 @@ EXTRA_DIST += %reldir%/unit/pipelined-cuda.sh
 tests_unit_pipelined_SOURCES = %reldir%/unit/pipelined.c
 tests_unit_pipelined_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 tests_unit_pipelined_LDADD = $(TEST_LDADD)
+# sps_solver_solve_many: batched CG, GMRES and BiCGSTAB against the single solves column by
+# column (bitwise), block CG, the automatic choice, bad arguments; and (solve-many-cuda.sh) the
+# same on the GPU.
+check_PROGRAMS += tests/unit/solve_many
+TESTS += tests/unit/solve_many %reldir%/unit/solve-many-cuda.sh
+EXTRA_DIST += %reldir%/unit/solve-many-cuda.sh
+tests_unit_solve_many_SOURCES = %reldir%/unit/solve_many.c
+tests_unit_solve_many_LDADD = $(TEST_LDADD)
+# The block ops table (core/block_ops.h): each column of a block step against the single-vector
+# step, bitwise; and (block-steps-cuda.sh) the CUDA block kernels against the CPU block ops.
+check_PROGRAMS += tests/unit/block_steps
+TESTS += tests/unit/block_steps %reldir%/unit/block-steps-cuda.sh
+EXTRA_DIST += %reldir%/unit/block-steps-cuda.sh
+tests_unit_block_steps_SOURCES = %reldir%/unit/block_steps.c
+tests_unit_block_steps_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core -I$(top_srcdir)/tests
+tests_unit_block_steps_LDADD = $(TEST_LDADD)

@@ -8,7 +8,8 @@ A thin layer over the installed C library libspsolve (through ctypes; no compile
     >>> info.converged, info.method, info.precond
     (True, 'cg', 'ic0')
 
-solve(A, b, ...)       one solve; returns (x, info)
+solve(A, b, ...)       one solve; returns (x, info); b of shape (n, k): k right-hand sides
+                       solved together (batched, or block CG), x (n, k), a ManySolveInfo
 Solver(A, ...)         set up once, then solve(b) for many b; aslinearoperator() (A^-1) and
                        preconditioner() (M^-1) for SciPy code
 read_matrix(path)      a Matrix Market file as a scipy.sparse.csr_matrix, by the library's reader
@@ -24,8 +25,10 @@ prefix), pkg-config, or the loader's search path, in that order.
 
 from ._core import (
     Attempt,
+    ColumnInfo,
     ConvergenceError,
     Context,
+    ManySolveInfo,
     SolveInfo,
     Solver,
     SpsolveError,
@@ -44,9 +47,11 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Attempt",
+    "ColumnInfo",
     "ConvergenceError",
     "Context",
     "LibraryNotFoundError",
+    "ManySolveInfo",
     "SolveInfo",
     "Solver",
     "SpsolveError",

@@ -174,6 +174,91 @@ class SolveInfo:
                 f"setup_time={self.setup_time:.3g}, solve_time={self.solve_time:.3g})")
 
 
+class ColumnInfo:
+    """What the solve of one column of b (n, k) gave.
+
+    reason, reason_text, converged, iterations, residual_abs, residual_rel as SolveInfo
+    history       the column's residual norms (history=True), else None
+    resolved      True when the column did not converge in the batch and was solved again
+                  alone by the automatic choice (its fields are that solve's)
+    """
+
+    __slots__ = ("reason", "reason_text", "converged", "iterations", "residual_abs",
+                 "residual_rel", "history", "resolved")
+
+    def __init__(self, r, history):
+        self.reason = _reason_name(r.reason)
+        self.reason_text = _reason_text(r.reason)
+        self.converged = r.reason > 0
+        self.iterations = r.iterations
+        self.residual_abs = r.residual_abs
+        self.residual_rel = r.residual_rel
+        self.history = history
+        self.resolved = bool(r.resolved)
+
+    def __repr__(self):
+        return (f"ColumnInfo(reason={self.reason!r}, iterations={self.iterations}, "
+                f"residual_rel={self.residual_rel:.3e})")
+
+
+class ManySolveInfo:
+    """What a solve of several right-hand sides (b of shape (n, k)) gave.
+
+    columns            one ColumnInfo per column
+    converged          every column converged
+    reason, iterations, residual_abs, residual_rel
+                       the worst column's: the first that did not converge, else the one with
+                       the most iterations (iterations: the most of any column)
+    total_iterations   the sum over the columns; max_residual_rel the largest
+    mode               "batched" (each column its own recurrence, one SpMM per iteration),
+                       "block-cg", or "one-by-one" (settings the batch cannot match bit for
+                       bit: note says which)
+    note, block_width  how the columns ran; the most columns iterated together
+    method, precond, spmv, setup_time, solve_time, device   as SolveInfo
+    """
+
+    __slots__ = ("columns", "converged", "reason", "reason_text", "iterations", "residual_abs",
+                 "residual_rel", "total_iterations", "max_residual_rel", "mode", "note",
+                 "block_width", "method", "precond", "spmv", "setup_time", "solve_time", "device")
+
+    _MODES = {0: "none", 1: "batched", 2: "block-cg", 3: "one-by-one"}
+
+    def __init__(self, columns, rep, report, device):
+        self.columns = columns
+        self.converged = rep.converged == rep.columns
+        self.reason = _reason_name(report.reason)
+        self.reason_text = _reason_text(report.reason)
+        self.iterations = rep.max_iterations
+        self.residual_abs = report.residual_abs
+        self.residual_rel = report.residual_rel
+        self.total_iterations = rep.total_iterations
+        self.max_residual_rel = rep.max_residual_rel
+        self.mode = self._MODES.get(rep.mode, str(rep.mode))
+        self.note = rep.note.decode(errors="replace")
+        self.block_width = rep.block_width
+        self.method = _solver_name(report.method)
+        self.precond = _precond_name(report.precond)
+        self.spmv = _spmv_name(report.spmv)
+        self.setup_time = report.setup_seconds
+        self.solve_time = rep.solve_seconds
+        self.device = device
+
+    def __len__(self):
+        return len(self.columns)
+
+    def __str__(self):
+        n = len(self.columns)
+        ok = sum(c.converged for c in self.columns)
+        return (f"{self.method}+{self.precond} on {self.device}, {n} columns ({self.note}): "
+                f"{ok} of {n} converged, at most {self.iterations} iterations, largest "
+                f"||b_j - Ax_j||/||b_j|| = {self.max_residual_rel:.3e}, solve {self.solve_time:.3g} s")
+
+    def __repr__(self):
+        return (f"ManySolveInfo(columns={len(self.columns)}, converged={self.converged}, "
+                f"mode={self.mode!r}, iterations={self.iterations}, "
+                f"max_residual_rel={self.max_residual_rel:.3e})")
+
+
 def _cupy():
     return sys.modules.get("cupy")
 
@@ -408,11 +493,12 @@ class Solver:
 
     Solver(A=None, method="auto", precond="auto", rtol=1e-8, atol=0.0, maxit=None,
            restart=None, device="auto", history=False, precond_params=None, spmv="auto",
-           flexible=False, check=False)
+           flexible=False, check=False, columns=None)
 
     A               scipy.sparse matrix or array (any format), or cupyx.scipy.sparse matrix;
                     when given, setup(A) runs at once
-    method          "auto", "cg", "gmres", "bicgstab"
+    method          "auto", "cg", "gmres", "bicgstab", or "block-cg" (CG; with a b of several
+                    columns, block CG over all of them at once)
     precond         "auto", "none", "jacobi", "ilu0", "ic0", "ilut", "bjacobi", "cheby", "amg"
     rtol, atol      stop when ||b - Ax|| <= max(rtol*||b||, atol)
     maxit, restart  iteration limit (default 10000), GMRES restart (default 30)
@@ -429,6 +515,9 @@ class Solver:
                     info.spmv_choice says what was chosen and why
     check           raise ConvergenceError when a solve does not converge (else the reason is
                     in info and the solve returns normally)
+    columns         the most columns of a b of shape (n, k) the setup prepares for (the block
+                    work space is made for them); a wider b later makes it again (default
+                    None: the first such b sets it)
 
     The matrix is borrowed: do not change its arrays while the Solver uses it (call setup
     again after a change). A Solver is not safe to use from several threads at once.
@@ -436,8 +525,12 @@ class Solver:
 
     def __init__(self, A=None, method="auto", precond="auto", rtol=1e-8, atol=0.0, maxit=None,
                  restart=None, device="auto", history=False, precond_params=None, spmv="auto",
-                 flexible=False, check=False):
-        self._method = _name_to_enum("solver", method)
+                 flexible=False, check=False, columns=None):
+        self._block = method == "block-cg"
+        self._method = _name_to_enum("solver", "cg" if self._block else method)
+        self._columns = 0 if columns is None else int(columns)
+        if self._columns < 0:
+            raise ValueError(f"columns must be >= 0, not {columns}")
         self._precond = _name_to_enum("precond", precond)
         self._spmv = _name_to_enum("spmv", spmv)
         self._rtol, self._atol = float(rtol), float(atol)
@@ -510,6 +603,10 @@ class Solver:
             _check(lib.sps_solver_set_flexible(h, 1), c, "sps_solver_set_flexible")
         _check(lib.sps_solver_set_spmv(h, self._spmv, 0), c, "sps_solver_set_spmv")
         _check(lib.sps_solver_set_history(h, int(self._history)), c, "sps_solver_set_history")
+        if self._block:
+            _check(lib.sps_solver_set_block(h, 1), c, "sps_solver_set_block")
+        if self._columns:
+            _check(lib.sps_solver_set_columns(h, self._columns), c, "sps_solver_set_columns")
         self._zero_guess = False
 
     def _apply_tolerances(self):
@@ -644,11 +741,16 @@ class Solver:
     def solve(self, b, x0=None, out=None, check=None):
         """Solve A x = b; returns (x, info).
 
-        b    NumPy or CuPy vector; x comes back of the same kind
-        x0   initial guess (default 0), left unchanged
+        b    NumPy or CuPy vector; x comes back of the same kind. A two-dimensional b of shape
+             (n, k) is k right-hand sides solved together (sps_solver_solve_many: batched, or
+             block CG with method="block-cg"); x is then (n, k) and info a ManySolveInfo with
+             one ColumnInfo per column
+        x0   initial guess (default 0), left unchanged; of b's shape
         out  an array to write x into (and return), of b's kind; without x0 it starts at 0
         check  raise ConvergenceError when not converged (default: the Solver's check)
         """
+        if getattr(b, "ndim", 1) == 2:
+            return self._solve_many(b, x0, out, check)
         self._require_setup()
         lib = _lib.lib()
         ctx = self.ctx
@@ -689,6 +791,122 @@ class Solver:
         if not info.converged and (self.check if check is None else check):
             raise ConvergenceError(info)
         return x, info
+
+    def _block_in(self, v, name, n, k=None):
+        """v as a C-contiguous float64 (n, k) array on its own side (NumPy or CuPy): row-major,
+        which is the library's multivector layout with leading dimension k."""
+        if _is_cupy_array(v):
+            import cupy as cp
+
+            if v.dtype.kind == "c":
+                raise TypeError(f"{name}: complex values are not supported")
+            v = cp.ascontiguousarray(v, dtype=cp.float64)
+        else:
+            if getattr(v, "dtype", None) is not None and v.dtype.kind == "c":
+                raise TypeError(f"{name}: complex values are not supported")
+            v = np.ascontiguousarray(v, dtype=np.float64)
+        if v.ndim != 2 or v.shape[0] != n or v.shape[1] < 1 or (k is not None and v.shape[1] != k):
+            want = f"({n}, k)" if k is None else f"({n}, {k})"
+            raise ValueError(f"{name} has shape {v.shape}, the matrix needs {want} with k >= 1")
+        return v
+
+    def _solve_many(self, b, x0, out, check):
+        self._require_setup()
+        lib = _lib.lib()
+        ctx, n, h = self.ctx, self.n, self._handle
+        c = ctx.handle
+        B = self._block_in(b, "b", n)
+        k = B.shape[1]
+        cupy_side = _is_cupy_array(B)
+        xp = _cupy() if cupy_side else np
+        if out is not None:
+            if _is_cupy_array(out) != cupy_side or out.dtype != np.float64 or out.shape != (n, k) \
+                    or not out.flags.c_contiguous:
+                raise ValueError(f"out must be a C-contiguous float64 array of shape ({n}, {k}) "
+                                 "of b's kind")
+            X = out
+            if x0 is not None:
+                X[...] = self._same_side(self._block_in(x0, "x0", n, k), cupy_side)
+        elif x0 is not None:
+            X = self._same_side(self._block_in(x0, "x0", n, k), cupy_side).copy()
+        else:
+            X = xp.empty((n, k), dtype=np.float64)
+        if k > self._columns:
+            # more columns than the work space was made for: made again, once
+            _check(lib.sps_solver_set_columns(h, k), c, "sps_solver_set_columns")
+            self._columns = k
+        if self._zero_guess != (x0 is None):
+            _check(lib.sps_solver_set_zero_guess(h, int(x0 is None)), c,
+                   "sps_solver_set_zero_guess")
+            self._zero_guess = x0 is None
+        if ctx.is_cuda and not (cupy_side and B.device.id == ctx.index):
+            # host data on a GPU context (or CuPy data of another GPU): through device blocks
+            Bh = B.get() if cupy_side else B
+            Xh = X.get() if cupy_side else X
+            mb, mx = ctypes.c_void_p(), ctypes.c_void_p()
+            _check(lib.sps_multivector_create(c, ctypes.byref(mb), n, k), c,
+                   "sps_multivector_create")
+            try:
+                _check(lib.sps_multivector_create(c, ctypes.byref(mx), n, k), c,
+                       "sps_multivector_create")
+                try:
+                    # the upload and download take column-major host arrays
+                    bf = np.asfortranarray(Bh)
+                    _check(lib.sps_multivector_upload(mb, _addr(bf), n, k), c,
+                           "sps_multivector_upload")
+                    if x0 is not None:
+                        xf = np.asfortranarray(Xh)
+                        _check(lib.sps_multivector_upload(mx, _addr(xf), n, k), c,
+                               "sps_multivector_upload")
+                    _check(lib.sps_solver_solve_many(h, mb, mx), c, "sps_solver_solve_many")
+                    xf = np.empty((n, k), order="F")
+                    _check(lib.sps_multivector_download(mx, _addr(xf), n, k), c,
+                           "sps_multivector_download")
+                    X[...] = xp.asarray(xf)
+                finally:
+                    lib.sps_multivector_destroy(ctypes.byref(mx))
+            finally:
+                lib.sps_multivector_destroy(ctypes.byref(mb))
+        else:
+            if cupy_side and not ctx.is_cuda:
+                Bw, Xw = B.get(), X.get()
+            else:
+                if cupy_side:
+                    _cupy().cuda.get_current_stream().synchronize()
+                Bw, Xw = B, X
+            mb, mx = ctypes.c_void_p(), ctypes.c_void_p()
+            _check(lib.sps_multivector_wrap(c, ctypes.byref(mb), n, k, _addr(Bw), k), c,
+                   "sps_multivector_wrap")
+            try:
+                _check(lib.sps_multivector_wrap(c, ctypes.byref(mx), n, k, _addr(Xw), k), c,
+                       "sps_multivector_wrap")
+                try:
+                    _check(lib.sps_solver_solve_many(h, mb, mx), c, "sps_solver_solve_many")
+                finally:
+                    lib.sps_multivector_destroy(ctypes.byref(mx))
+            finally:
+                lib.sps_multivector_destroy(ctypes.byref(mb))
+            if Xw is not X:
+                X[...] = _cupy().asarray(Xw)
+        info = self._many_info(lib, h, k)
+        if not info.converged and (self.check if check is None else check):
+            raise ConvergenceError(info)
+        return X, info
+
+    def _many_info(self, lib, h, k):
+        rep = _lib.sps_many_report()
+        lib.sps_solver_get_many_report(h, ctypes.byref(rep))
+        lib.sps_solver_get_report(h, self._report_ref)
+        cols = []
+        r = _lib.sps_column_report()
+        for j in range(k):
+            lib.sps_solver_get_column_report(h, j, ctypes.byref(r))
+            history = None
+            if self._history:
+                history = (np.ctypeslib.as_array(r.history, shape=(r.history_count,)).copy()
+                           if r.history_count else np.zeros(0))
+            cols.append(ColumnInfo(r, history))
+        return ManySolveInfo(cols, rep, self._report, self.ctx.name)
 
     def _wrapped(self, lib, c, slot, a, n):
         """A vector handle over a's storage (no copy): the one of the last solve when a lies at
@@ -908,10 +1126,12 @@ def solve(A, b, method="auto", precond="auto", rtol=1e-8, atol=0.0, maxit=None, 
           x0=None, device="auto", history=False, precond_params=None, spmv="auto",
           flexible=False, check=False, out=None):
     """Solve A x = b once; returns (x, info). See Solver for the arguments; use a Solver to
-    keep the setup for several right-hand sides."""
+    keep the setup for several right-hand sides. A b of shape (n, k) is k right-hand sides
+    solved together: x is (n, k) and info a ManySolveInfo (see Solver.solve)."""
     s = Solver(None, method=method, precond=precond, rtol=rtol, atol=atol, maxit=maxit,
                restart=restart, device=_device_for_solve(device, A, b), history=history,
-               precond_params=precond_params, spmv=spmv, flexible=flexible, check=check)
+               precond_params=precond_params, spmv=spmv, flexible=flexible, check=check,
+               columns=b.shape[1] if getattr(b, "ndim", 1) == 2 else None)
     try:
         s.setup(A)
         return s.solve(b, x0=x0, out=out)

@@ -28,6 +28,7 @@ REQUIRED = (
     "sps_matrix_wrap_csr",
     "sps_solver_apply_precond",
     "sps_solver_get_spmv_choice",
+    "sps_solver_solve_many",
 )
 
 
@@ -234,6 +235,32 @@ class sps_spmv_choice_info(ctypes.Structure):
     ]
 
 
+class sps_column_report(ctypes.Structure):
+    _fields_ = [
+        ("reason", ctypes.c_int),
+        ("iterations", ctypes.c_int),
+        ("residual_abs", ctypes.c_double),
+        ("residual_rel", ctypes.c_double),
+        ("history", ctypes.POINTER(ctypes.c_double)),
+        ("history_count", ctypes.c_int),
+        ("resolved", ctypes.c_int),
+    ]
+
+
+class sps_many_report(ctypes.Structure):
+    _fields_ = [
+        ("columns", ctypes.c_int64),
+        ("converged", ctypes.c_int64),
+        ("mode", ctypes.c_int),
+        ("block_width", ctypes.c_int),
+        ("max_iterations", ctypes.c_int),
+        ("total_iterations", ctypes.c_int64),
+        ("max_residual_rel", ctypes.c_double),
+        ("solve_seconds", ctypes.c_double),
+        ("note", ctypes.c_char * 200),
+    ]
+
+
 def _declare(lib):
     """Prototypes of the functions used: every status is an int, handles are void pointers."""
     P = ctypes.c_void_p
@@ -309,6 +336,17 @@ def _declare(lib):
         ),
         "sps_solver_get_times": (I, [P, pD, pD]),
         "sps_solver_get_report": (I, [P, ctypes.POINTER(sps_solve_report)]),
+        "sps_multivector_create": (I, [P, PP, I64, I64]),
+        "sps_multivector_wrap": (I, [P, PP, I64, I64, P, I64]),
+        "sps_multivector_upload": (I, [P, P, I64, I64]),
+        "sps_multivector_download": (I, [P, P, I64, I64]),
+        "sps_multivector_get_data": (I, [P, PP, pI64]),
+        "sps_multivector_destroy": (I, [PP]),
+        "sps_solver_set_columns": (I, [P, I]),
+        "sps_solver_set_block": (I, [P, I]),
+        "sps_solver_solve_many": (I, [P, P, P]),
+        "sps_solver_get_many_report": (I, [P, ctypes.POINTER(sps_many_report)]),
+        "sps_solver_get_column_report": (I, [P, I64, ctypes.POINTER(sps_column_report)]),
         "sps_solver_destroy": (I, [PP]),
     }
     for name, (res, args) in protos.items():

@@ -1,4 +1,4 @@
-/* alloc_fail.c: the allocation-failure loop: for each operation (reading a matrix, plain and gzipped, and a vector; each SpMV plan; each SpMM plan; each solver with each preconditioner, set up and solved; with MPI, the distributed operations on one rank; the spsolve command's main path) the k-th host allocation is made to fail, k = 1, 2, ..., until the operation succeeds; every failure must return SPS_ERR_HOST_MEMORY (the command: exit status 3) and leave no block allocated. */
+/* alloc_fail.c: the allocation-failure loop: for each operation (reading a matrix, plain and gzipped, and a vector; each SpMV plan; each SpMM plan; each solver with each preconditioner, set up and solved; solve_many with each batched method, block CG, one column at a time and the automatic choice; with MPI, the distributed operations on one rank; the spsolve command's main path) the k-th host allocation is made to fail, k = 1, 2, ..., until the operation succeeds; every failure must return SPS_ERR_HOST_MEMORY (the command: exit status 3) and leave no block allocated. */
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -189,6 +189,49 @@ static sps_status op_solver(void *e)
   return st;
 }
 
+/* Many right-hand sides: create, set (columns, block CG), set up, solve_many (every column must
+ * converge), destroy. */
+typedef struct many_env {
+  sps_context *ctx;
+  const sps_matrix *A;
+  sps_solver_type type;
+  sps_precond_type precond;
+  int k, block, mgs, history, restart;
+  long solve_allocs; /* allocations of the last solve_many */
+} many_env;
+
+static sps_status op_many(void *e)
+{
+  many_env *v = e;
+  int64_t n;
+  sps_matrix_get_size(v->A, &n, NULL, NULL);
+  double h[64 * 8];
+  for (int i = 0; i < 64 * 8; i++) h[i] = 1.0 + 0.01 * (i % 97) - 0.3 * (i / 64);
+  sps_solver *s = NULL;
+  sps_multivector *B = NULL, *X = NULL;
+  sps_status st = sps_solver_create(v->ctx, &s, v->type);
+  if (!st) st = sps_solver_set_precond(s, v->precond);
+  if (!st) st = sps_solver_set_columns(s, v->k);
+  if (!st && v->block) st = sps_solver_set_block(s, 1);
+  if (!st && v->mgs) st = sps_solver_set_orthogonalization(s, SPS_ORTHOG_MGS);
+  if (!st && v->history) st = sps_solver_set_history(s, 1);
+  if (!st && v->restart) st = sps_solver_set_restart(s, v->restart);
+  if (!st) st = sps_multivector_create(v->ctx, &B, n, v->k);
+  if (!st) st = sps_multivector_create(v->ctx, &X, n, v->k);
+  if (!st) st = sps_multivector_upload(B, h, n, v->k);
+  if (!st) st = sps_solver_setup(s, v->A);
+  const long before = sps_test_alloc_count();
+  if (!st) st = sps_solver_solve_many(s, B, X);
+  v->solve_allocs = sps_test_alloc_count() - before;
+  sps_many_report r;
+  if (!st) st = sps_solver_get_many_report(s, &r);
+  if (!st && r.converged != v->k) st = SPS_ERR_STATE; /* columns that should converge */
+  sps_multivector_destroy(&B);
+  sps_multivector_destroy(&X);
+  sps_solver_destroy(&s);
+  return st;
+}
+
 /* The spsolve command on argv, its output and messages sent to files: 0 (converged) maps to
  * SPS_SUCCESS, exit status 3 with a message about host memory to SPS_ERR_HOST_MEMORY, anything
  * else to SPS_ERR_STATE. */
@@ -350,6 +393,29 @@ int main(void)
   for (size_t k = 0; k < sizeof more / sizeof more[0]; k++)
     alloc_loop(more[k].name, op_solver, &more[k].se, &allocs);
 
+  /* sps_solver_solve_many: each batched method, block CG, one at a time, the automatic choice. */
+  struct {
+    const char *name;
+    many_env me;
+  } many[] = {
+      {"solve_many, cg + none, 5 columns", {ctx, L, SPS_SOLVER_CG, SPS_PRECOND_NONE, 5, 0, 0, 0, 0, 0}},
+      {"solve_many, cg + jacobi, 8 columns, history", {ctx, L, SPS_SOLVER_CG, SPS_PRECOND_JACOBI, 8, 0, 0, 1, 0, 0}},
+      {"solve_many, cg + ic0, 3 columns", {ctx, L, SPS_SOLVER_CG, SPS_PRECOND_IC0, 3, 0, 0, 0, 0, 0}},
+      {"solve_many, gmres + ilu0, 4 columns", {ctx, C, SPS_SOLVER_GMRES, SPS_PRECOND_ILU0, 4, 0, 0, 0, 0, 0}},
+      {"solve_many, gmres(10) + none, 6 columns, history", {ctx, C, SPS_SOLVER_GMRES, SPS_PRECOND_NONE, 6, 0, 0, 1, 10, 0}},
+      {"solve_many, bicgstab + ilu0, 3 columns", {ctx, C, SPS_SOLVER_BICGSTAB, SPS_PRECOND_ILU0, 3, 0, 0, 0, 0, 0}},
+      {"solve_many, block cg + jacobi, 4 columns, history", {ctx, L, SPS_SOLVER_CG, SPS_PRECOND_JACOBI, 4, 1, 0, 1, 0, 0}},
+      {"solve_many, gmres MGS (one column at a time), 3 columns", {ctx, C, SPS_SOLVER_GMRES, SPS_PRECOND_NONE, 3, 0, 1, 0, 0, 0}},
+      {"solve_many, auto + auto, 3 columns", {ctx, C, SPS_SOLVER_AUTO, SPS_PRECOND_AUTO, 3, 0, 0, 0, 0, 0}},
+  };
+  long many_solve_allocs = 0;
+  for (size_t k = 0; k < sizeof many / sizeof many[0]; k++) {
+    alloc_loop(many[k].name, op_many, &many[k].me, &allocs);
+    if (many[k].me.type != SPS_SOLVER_AUTO) many_solve_allocs += many[k].me.solve_allocs;
+  }
+  sps_ok(many_solve_allocs == 0,
+         "solve_many with a named method and preconditioner allocated nothing (%ld allocations)",
+         many_solve_allocs);
 #ifdef SPS_HAVE_MPI
   /* The distributed operations on one rank (tests/mpi/alloc_fail runs them on several). */
   {
@@ -391,10 +457,13 @@ int main(void)
   /* The command's main path: read A and b, solve, write x; then the defaults (b = A x*). */
   char *argv1[] = {"spsolve", "--device", "cpu", "-q", "--rhs", vec, "-o", out, plain, NULL};
   char *argv2[] = {"spsolve", "--device", "cpu", "--json", "--history", plain, NULL};
-  cli_env c1 = {9, argv1, 0, ""}, c2 = {6, argv2, 0, ""};
+  char *argv3[] = {"spsolve", "--device", "cpu", "--json", "--history", "--nrhs", "3", "-o", out, plain, NULL};
+  cli_env c1 = {9, argv1, 0, ""}, c2 = {6, argv2, 0, ""}, c3 = {10, argv3, 0, ""};
   alloc_loop("spsolve --rhs b.mtx -o x.mtx A.mtx (exit status 3 on each failure)", op_cli, &c1,
              &allocs);
   alloc_loop("spsolve --json --history A.mtx (exit status 3 on each failure)", op_cli, &c2, &allocs);
+  alloc_loop("spsolve --json --history --nrhs 3 -o X.mtx A.mtx (exit status 3 on each failure)",
+             op_cli, &c3, &allocs);
 
   sps_diag("%ld operations, %ld runs with the k-th allocation failing or none", total_ops,
            total_runs);

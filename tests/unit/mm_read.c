@@ -1,4 +1,4 @@
-/* mm_read.c: tests of the Matrix Market reader and writer: every kind of bad input (status, file:line message, no matrix), good files, gzip, vectors, bit-exact round trips. */
+/* mm_read.c: tests of the Matrix Market reader and writer: every kind of bad input (status, file:line message, no matrix), good files, gzip, vectors, multivectors, bit-exact round trips. */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
 #endif
@@ -657,6 +657,69 @@ static void test_decimal_parser(void)
   free(got);
 }
 
+/* Multivectors: an array n x k listed column by column, a coordinate n x k with a duplicate
+ * summed, the write of k columns read back to the bit, and the errors (column out of range,
+ * too many entries, a pattern file). */
+static void test_multivectors(void)
+{
+  const char *arr = tmp_path("mv_array.mtx");
+  write_file(arr, "%%MatrixMarket matrix array real general\n% three rows, two columns\n3 2\n"
+                  "1\n2\n3\n-0\n5e-300\n6\n");
+  sps_multivector *X = NULL;
+  double x[6] = {0};
+  sps_status st = sps_multivector_read_mm(ctx, &X, arr, 0);
+  int64_t n = 0, k = 0;
+  if (!st) sps_multivector_get_size(X, &n, &k);
+  if (!st) st = sps_multivector_download(X, x, 3, 2);
+  sps_ok(st == SPS_SUCCESS && n == 3 && k == 2 && x[0] == 1.0 && x[2] == 3.0 && signbit(x[3]) &&
+             x[3] == 0.0 && x[4] == 5e-300 && x[5] == 6.0,
+         "multivector array 3 x 2: column by column, -0 kept");
+  const char *tmpw = tmp_path("mv_written.mtx");
+  sps_multivector *Y = NULL;
+  double y[6] = {0};
+  st = X ? sps_multivector_write_mm(X, tmpw) : SPS_ERR_STATE;
+  if (!st) st = sps_multivector_read_mm(ctx, &Y, tmpw, 0);
+  if (!st) st = sps_multivector_download(Y, y, 3, 2);
+  sps_ok(st == SPS_SUCCESS && memcmp(x, y, sizeof x) == 0,
+         "sps_multivector_write_mm reads back bit for bit");
+  sps_multivector_destroy(&X);
+  sps_multivector_destroy(&Y);
+  const char *coo = tmp_path("mv_coo.mtx");
+  write_file(coo, "%%MatrixMarket matrix coordinate real general\n4 3 4\n1 1 1.5\n4 3 2\n"
+                  "4 3 0.25\n2 2 -1\n");
+  double z[12];
+  st = sps_multivector_read_mm(ctx, &X, coo, 0);
+  if (!st) st = sps_multivector_download(X, z, 4, 3);
+  sps_ok(st == SPS_SUCCESS && z[0] == 1.5 && z[5] == -1.0 && z[11] == 2.25 && z[1] == 0.0 &&
+             z[7] == 0.0,
+         "multivector coordinate 4 x 3: entries placed, duplicates summed, the rest 0");
+  sps_multivector_destroy(&X);
+  const char *badcol = tmp_path("mv_badcol.mtx");
+  write_file(badcol, "%%MatrixMarket matrix coordinate real general\n4 2 1\n1 3 1.0\n");
+  X = (sps_multivector *)&X;
+  st = sps_multivector_read_mm(ctx, &X, badcol, 0);
+  sps_ok(st == SPS_ERR_IO && X == NULL && strstr(sps_context_last_error(ctx), ":3: column index 3 is outside 1..2"),
+         "multivector column 3 of 2: SPS_ERR_IO at line 3 (%s)", sps_context_last_error(ctx));
+  const char *many = tmp_path("mv_many.mtx");
+  write_file(many, "%%MatrixMarket matrix array real general\n2 1\n1\n2\n3\n");
+  st = sps_multivector_read_mm(ctx, &X, many, 0);
+  sps_ok(st == SPS_ERR_IO && strstr(sps_context_last_error(ctx), "more entries than the 2"),
+         "multivector with more values than declared: SPS_ERR_IO (%s)", sps_context_last_error(ctx));
+  const char *pat = tmp_path("mv_pattern.mtx");
+  write_file(pat, "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 1\n");
+  st = sps_multivector_read_mm(ctx, &X, pat, 0);
+  sps_ok(st == SPS_ERR_UNSUPPORTED, "multivector from a pattern file: SPS_ERR_UNSUPPORTED");
+  sps_ok(sps_multivector_read_mm(ctx, NULL, arr, 0) == SPS_ERR_ARGUMENT &&
+             sps_multivector_write_mm(NULL, tmpw) == SPS_ERR_ARGUMENT,
+         "NULL arguments: SPS_ERR_ARGUMENT");
+  remove(arr);
+  remove(tmpw);
+  remove(coo);
+  remove(badcol);
+  remove(many);
+  remove(pat);
+}
+
 static void remove_tmpdir(void)
 {
   static const char *names[] = {"general.mtx", "symmetric.mtx", "skew.mtx", "pattern.mtx",
@@ -679,6 +742,7 @@ int main(void)
   test_good_matrices();
   test_bundled();
   test_vectors();
+  test_multivectors();
   test_write_round_trip();
   test_decimal_parser();
   sps_context_destroy(&ctx);
