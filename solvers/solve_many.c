@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "batch.h"
-#include "comm.h"
+#include "../core/comm.h"
 
 /*
  * The columns go in groups of at most kmax = min(columns, SPS_BLOCK_MAX_COLS). A group runs
