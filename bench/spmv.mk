@@ -13,6 +13,9 @@ bench_common_sources = \
 %canon_reldir%_spmv_bench_LDADD = libspsolve.la $(CUDA_LIBS)
 %canon_reldir%_solve_bench_SOURCES = %reldir%/solve_bench.c $(bench_common_sources)
 %canon_reldir%_solve_bench_LDADD = libspsolve.la $(CUDA_LIBS)
+# where solve-bench --peers finds bench/cpu-peers.py
+%canon_reldir%_solve_bench_CPPFLAGS = $(AM_CPPFLAGS) -DSPS_BENCH_SRCDIR='"$(abs_srcdir)/%reldir%"'
+
 %canon_reldir%_precond_bench_SOURCES = %reldir%/precond_bench.c $(bench_common_sources)
 %canon_reldir%_precond_bench_LDADD = libspsolve.la $(CUDA_LIBS)
 %canon_reldir%_select_sweep_SOURCES = %reldir%/select_sweep.c %reldir%/spmv_measure.c \
