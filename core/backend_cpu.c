@@ -1,9 +1,12 @@
-/* backend_cpu.c: the CPU implementation of the backend ops table (host memory, OpenMP vector loops). */
+/* backend_cpu.c: the CPU implementation of the backend ops table (host memory, OpenMP loops and the vector kernels of the widest instruction set the processor runs). */
 #include <math.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "compensated_sum.h"
-#include "csum_lanes.h"
+#include "cpu_simd.h"
 #include "internal.h"
 #include "nrm2_scale.h"
 
@@ -14,6 +17,25 @@
  * its result does not depend on the number of threads, and matches the CUDA backend's. */
 #pragma omp declare reduction(csum : sps_csum : sps_csum_merge(&omp_out, omp_in)) \
     initializer(omp_priv = sps_csum_zero())
+
+/*
+ * The part [lo, hi) of n elements that the calling thread of a parallel region takes: the split
+ * of OpenMP's schedule(static) without a chunk size (libgomp's and libomp's: the first n mod
+ * nt threads take one more), so that a kernel of core/cpu_simd.h run on each part sums each
+ * part in the order the `omp for schedule(static)` loops it replaces did, and every
+ * compensated sum keeps its bits.
+ */
+static void cpu_part(int64_t n, int64_t *lo, int64_t *hi)
+{
+#ifdef _OPENMP
+  const int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+#else
+  const int64_t t = 0, nt = 1;
+#endif
+  const int64_t q = n / nt, extra = n % nt;
+  *lo = q * t + (t < extra ? t : extra);
+  *hi = *lo + q + (t < extra);
+}
 
 static sps_status cpu_malloc(sps_context *ctx, void **p, size_t bytes, const char *what)
 {
@@ -74,13 +96,13 @@ static sps_status cpu_axpby(sps_context *ctx, int64_t n, double a, const double 
                             double *y)
 {
   (void)ctx;
-  /* beta = 0 must not propagate NaN or Inf already in y. */
-  if (b == 0.0) {
-#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
-    for (int64_t i = 0; i < n; i++) y[i] = a * x[i];
-  } else {
-#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
-    for (int64_t i = 0; i < n; i++) y[i] = a * x[i] + b * y[i];
+  /* beta = 0 must not propagate NaN or Inf already in y: the kernel does not read y then. */
+  const sps_cpu_kernels *K = sps_cpu_kernels_current();
+#pragma omp parallel if (n > SPS_OMP_MIN)
+  {
+    int64_t lo, hi;
+    cpu_part(n, &lo, &hi);
+    K->axpby(hi - lo, a, x + lo, b, y + lo);
   }
   return SPS_SUCCESS;
 }
@@ -141,63 +163,44 @@ static sps_status cpu_nrm2(sps_context *ctx, int64_t n, const double *x, double 
   return SPS_SUCCESS;
 }
 
-/*
- * out[l] <- c[l].x for l < 4: four dot products in one pass over x. Each is the compensated sum
- * that cpu_dot forms: the same products added in the same order, over the same static
- * partition of i among the threads, each thread's partial merged into a zero sum as the
- * OpenMP reduction of cpu_dot merges it; so each out[l] has cpu_dot's bits. The four sums are
- * independent chains of additions, so they run at the adders' throughput where one dot runs
- * at their latency. A column given twice costs its pass and gives the same value twice.
- */
-static void cpu_dot4(int64_t n, const double *const c[4], const double *x, double out[4])
-{
-  sps_csum s[4];
-  for (int l = 0; l < 4; l++) s[l] = sps_csum_zero();
-#pragma omp parallel if (n > SPS_OMP_MIN)
-  {
-    sps_csum p[4];
-#ifdef SPS_CSUM_LANES
-    sps_lanes hi0 = {0.0, 0.0}, lo0 = {0.0, 0.0}, hi1 = {0.0, 0.0}, lo1 = {0.0, 0.0};
-#pragma omp for schedule(static) nowait
-    for (int64_t i = 0; i < n; i++) {
-      const sps_lanes xi = {x[i], x[i]};
-      const sps_lanes a0 = {c[0][i], c[1][i]}, a1 = {c[2][i], c[3][i]};
-      sps_lanes_add(&hi0, &lo0, a0 * xi);
-      sps_lanes_add(&hi1, &lo1, a1 * xi);
-    }
-    sps_lanes_store(hi0, lo0, p);
-    sps_lanes_store(hi1, lo1, p + 2);
-#else
-    for (int l = 0; l < 4; l++) p[l] = sps_csum_zero();
-#pragma omp for schedule(static) nowait
-    for (int64_t i = 0; i < n; i++)
-      for (int l = 0; l < 4; l++) sps_csum_add(&p[l], c[l][i] * x[i]);
-#endif
-#pragma omp critical(sps_cpu_dot4)
-    for (int l = 0; l < 4; l++) sps_csum_merge(&s[l], p[l]);
-  }
-  for (int l = 0; l < 4; l++) out[l] = sps_csum_value(s[l]);
-}
+/* Columns of V^T x summed per parallel region (their partial sums live on the stack). */
+#define SPS_CPU_DOT_COLS 64
 
-/* h[j] <- x.x when with_xx (j = 0) and then V(:, q).x for q < k (j = q + with_xx), four
- * columns per pass over x. */
+/*
+ * h[j] <- x.x when with_xx (j = 0) and then V(:, q).x for q < k (j = q + with_xx). Each h[j] is
+ * the compensated sum that cpu_dot forms: the same products added in the same order over the
+ * same static partition of i among the threads, each thread's partial merged into a zero sum
+ * as the OpenMP reduction of cpu_dot merges it; so each h[j] has cpu_dot's bits. The kernel
+ * (core/cpu_simd.h) runs the columns side by side as the lanes of its vectors, one pass over x
+ * per group of them.
+ */
 static void cpu_gemv_t_cols(int64_t n, int with_xx, int k, const double *V, int64_t ldv,
                             const double *x, double *h)
 {
+  const sps_cpu_kernels *K = sps_cpu_kernels_current();
   const int total = k + with_xx;
-  for (int j0 = 0; j0 < total; j0 += 4) {
-    const double *c[4];
-    double out[4];
-    for (int l = 0; l < 4; l++) {
-      const int j = j0 + l < total ? j0 + l : j0; /* past the end: repeat the first */
-      c[l] = with_xx && j == 0 ? x : V + (int64_t)(j - with_xx) * ldv;
+  for (int j0 = 0; j0 < total; j0 += SPS_CPU_DOT_COLS) {
+    const int nj = total - j0 < SPS_CPU_DOT_COLS ? total - j0 : SPS_CPU_DOT_COLS;
+    /* columns j0 .. j0+nj-1, x itself first when with_xx and j0 = 0 */
+    const int xx = with_xx && j0 == 0;
+    const double *V0 = V + (int64_t)(j0 + xx - with_xx) * ldv;
+    sps_csum s[SPS_CPU_DOT_COLS];
+    for (int j = 0; j < nj; j++) s[j] = sps_csum_zero();
+#pragma omp parallel if (n > SPS_OMP_MIN)
+    {
+      int64_t lo, hi;
+      cpu_part(n, &lo, &hi);
+      sps_csum p[SPS_CPU_DOT_COLS];
+      for (int j = 0; j < nj; j++) p[j] = sps_csum_zero();
+      K->dot_cols(hi - lo, nj - xx, V0 + lo, ldv, x + lo, xx, p);
+#pragma omp critical(sps_cpu_dot_cols)
+      for (int j = 0; j < nj; j++) sps_csum_merge(&s[j], p[j]);
     }
-    cpu_dot4(n, c, x, out);
-    for (int l = 0; l < 4 && j0 + l < total; l++) h[j0 + l] = out[l];
+    for (int j = 0; j < nj; j++) h[j0 + j] = sps_csum_value(s[j]);
   }
 }
 
-/* h[j] <- sum_i V[i + j*ldv] * x[i], j < k: each h[j] the bits of cpu_dot, four per pass. */
+/* h[j] <- sum_i V[i + j*ldv] * x[i], j < k: each h[j] the bits of cpu_dot. */
 static sps_status cpu_gemv_t(sps_context *ctx, int64_t n, int k, const double *V, int64_t ldv,
                              const double *x, double *h)
 {
@@ -207,50 +210,43 @@ static sps_status cpu_gemv_t(sps_context *ctx, int64_t n, int k, const double *V
 }
 
 /*
- * y[i] <- y[i] + alpha * sum_j V[i + j*ldv] * h[j]: rows split among threads, one pass over y.
- * The inner sum runs j = 0, 1, ... in plain arithmetic, in chunks of SPS_GEMV_CHUNK columns,
- * exactly as the CUDA backend's kernel does. Four rows at a time are the lanes of one vector:
- * their sums are independent chains (one row's sum waits an addition per column), and each
- * lane performs its row's operations in the row's order, so the bits are those of one row at
- * a time; rows do not interact, so the split among threads changes nothing.
+ * y[i] <- y[i] + alpha * sum_j V[i + j*ldv] * h[j], then, when yy is not NULL, *yy <- y.y of the
+ * new y with cpu_dot's bits (each thread sums its static part in order i, the parts merged as
+ * cpu_dot's reduction merges them). Rows split among threads, one pass over y. The inner sum
+ * runs j = 0, 1, ... in plain arithmetic, in chunks of SPS_GEMV_CHUNK columns, exactly as the
+ * CUDA backend's kernel does; the kernel's vectors hold consecutive rows, each lane doing its
+ * row's operations in the row's order, so the bits are those of one row at a time.
  */
+static void cpu_gemv_n_yy(int64_t n, int k, double alpha, const double *V, int64_t ldv,
+                          const double *h, double *y, double *yy)
+{
+  const sps_cpu_kernels *K = sps_cpu_kernels_current();
+  if (k <= 0 && yy) cpu_dot(NULL, n, y, y, yy);
+  for (int j0 = 0; j0 < k; j0 += SPS_GEMV_CHUNK) {
+    const int j1 = k - j0 < SPS_GEMV_CHUNK ? k : j0 + SPS_GEMV_CHUNK;
+    const int with_yy = yy && j1 >= k;
+    sps_csum s = sps_csum_zero();
+#pragma omp parallel if (n > SPS_OMP_MIN)
+    {
+      int64_t lo, hi;
+      cpu_part(n, &lo, &hi);
+      sps_csum p = sps_csum_zero();
+      K->gemv_n(hi - lo, j1 - j0, alpha, V + lo + (int64_t)j0 * ldv, ldv, h + j0, y + lo,
+                with_yy ? &p : NULL);
+      if (with_yy) {
+#pragma omp critical(sps_cpu_gemv_n)
+        sps_csum_merge(&s, p);
+      }
+    }
+    if (with_yy) *yy = sps_csum_value(s);
+  }
+}
+
 static sps_status cpu_gemv_n(sps_context *ctx, int64_t n, int k, double alpha, const double *V,
                              int64_t ldv, const double *h, double *y)
 {
   (void)ctx;
-  for (int j0 = 0; j0 < k; j0 += SPS_GEMV_CHUNK) {
-    const int j1 = k - j0 < SPS_GEMV_CHUNK ? k : j0 + SPS_GEMV_CHUNK;
-#ifdef SPS_CSUM_LANES
-    const int64_t n4 = n / 4;
-#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
-    for (int64_t b = 0; b < n4; b++) {
-      const int64_t i = 4 * b;
-      sps_lanes s0 = {0.0, 0.0}, s1 = {0.0, 0.0};
-      for (int j = j0; j < j1; j++) {
-        const double *v = V + i + (int64_t)j * ldv;
-        const sps_lanes hj = {h[j], h[j]};
-        const sps_lanes v0 = {v[0], v[1]}, v1 = {v[2], v[3]};
-        s0 += v0 * hj;
-        s1 += v1 * hj;
-      }
-      const sps_lanes a = {alpha, alpha};
-      const sps_lanes y0 = {y[i], y[i + 1]}, y1 = {y[i + 2], y[i + 3]};
-      const sps_lanes r0 = y0 + a * s0, r1 = y1 + a * s1;
-      y[i] = r0[0];
-      y[i + 1] = r0[1];
-      y[i + 2] = r1[0];
-      y[i + 3] = r1[1];
-    }
-    for (int64_t i = 4 * n4; i < n; i++) {
-#else
-#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
-    for (int64_t i = 0; i < n; i++) {
-#endif
-      double s = 0.0;
-      for (int j = j0; j < j1; j++) s += V[i + (int64_t)j * ldv] * h[j];
-      y[i] += alpha * s;
-    }
-  }
+  cpu_gemv_n_yy(n, k, alpha, V, ldv, h, y, NULL);
   return SPS_SUCCESS;
 }
 
@@ -327,11 +323,12 @@ static sps_status cpu_gmres_workspace(sps_context *ctx, int64_t n, int m, size_t
 /* a[i] = b[i] <- x[i] * inv: a new basis vector into its column of V and into vcur. */
 static void cpu_scale_into_two(int64_t n, double inv, const double *x, double *a, double *b)
 {
-#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
-  for (int64_t i = 0; i < n; i++) {
-    const double v = x[i] * inv;
-    a[i] = v;
-    b[i] = v;
+  const sps_cpu_kernels *K = sps_cpu_kernels_current();
+#pragma omp parallel if (n > SPS_OMP_MIN)
+  {
+    int64_t lo, hi;
+    cpu_part(n, &lo, &hi);
+    K->scale_into_two(hi - lo, inv, x + lo, a + lo, b + lo);
   }
 }
 
@@ -369,11 +366,10 @@ static sps_status cpu_gmres_arnoldi(sps_context *ctx, int64_t n, int m, double *
   S->wnorm = sqrt(ww);
   /* w <- w - V_j h */
   cpu_gemv_n(ctx, n, nc, -1.0, V, ldv, h, w);
-  /* h2 = V_j^T w; w <- w - V_j h2; H(0:j, j) = h + h2 */
+  /* h2 = V_j^T w; w <- w - V_j h2 and ww = w.w in the same pass; H(0:j, j) = h + h2 */
   cpu_gemv_t(ctx, n, nc, V, ldv, w, h2);
-  cpu_gemv_n(ctx, n, nc, -1.0, V, ldv, h2, w);
+  cpu_gemv_n_yy(n, nc, -1.0, V, ldv, h2, w, &ww);
   for (int i = 0; i < nc; i++) h[i] += h2[i];
-  cpu_dot(ctx, n, w, w, &ww);
   S->hnext = sqrt(ww);
   h[j + 1] = S->hnext;
   for (int i = 0; i <= j + 1; i++) col[i] = h[i];
@@ -511,8 +507,13 @@ static sps_status cpu_bicgstab_direction(sps_context *ctx, int64_t n, const doub
   (void)ctx;
   if (S->status != SPS_BICGSTAB_RUNNING) return SPS_SUCCESS;
   const double beta = S->beta, omega = S->omega;
-#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
-  for (int64_t i = 0; i < n; i++) p[i] = r[i] + beta * (p[i] - omega * v[i]);
+  const sps_cpu_kernels *K = sps_cpu_kernels_current();
+#pragma omp parallel if (n > SPS_OMP_MIN)
+  {
+    int64_t lo, hi;
+    cpu_part(n, &lo, &hi);
+    K->bicgstab_direction(hi - lo, beta, omega, r + lo, v + lo, p + lo);
+  }
   return SPS_SUCCESS;
 }
 
