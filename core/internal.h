@@ -293,6 +293,9 @@ struct sps_matrix {
   double *d_values;
   sps_symmetry symmetry;
   unsigned borrowed; /* SPS_BORROWED_* bits: arrays owned by the caller, never freed here */
+  uint64_t values_version; /* counts sps_matrix_scale() calls: a copy of the values made by an
+                              SpMV plan's setup (the CPU's sliced csr-scalar) is refreshed when
+                              it changes */
 };
 
 /* The bits of sps_matrix.borrowed. */
