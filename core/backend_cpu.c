@@ -163,16 +163,30 @@ static sps_status cpu_nrm2(sps_context *ctx, int64_t n, const double *x, double 
   return SPS_SUCCESS;
 }
 
-/* Columns of V^T x summed per parallel region (their partial sums live on the stack). */
+/* Columns of V^T x summed per parallel region (their partial sums live on the stack), and
+ * the rows of one tile: V^T x and V h sweep the rows tile by tile, all the columns of a tile
+ * before the next, so that x (and the tile of V, for the fused pass of cpu_gemv_n_t) is read
+ * from memory once. */
 #define SPS_CPU_DOT_COLS 64
+#define SPS_CPU_TILE 512
+
+/* The thread's compensated partial sums (hi, lo) as sps_csum, merged into s[0..nj). */
+static void cpu_cols_merge(int nj, const double *hi, const double *lo, sps_csum *s)
+{
+  for (int j = 0; j < nj; j++) {
+    sps_csum p;
+    p.hi = hi[j];
+    p.lo = lo[j];
+    sps_csum_merge(&s[j], p);
+  }
+}
 
 /*
  * h[j] <- x.x when with_xx (j = 0) and then V(:, q).x for q < k (j = q + with_xx). Each h[j] is
  * the compensated sum that cpu_dot forms: the same products added in the same order over the
  * same static partition of i among the threads, each thread's partial merged into a zero sum
  * as the OpenMP reduction of cpu_dot merges it; so each h[j] has cpu_dot's bits. The kernel
- * (core/cpu_simd.h) runs the columns side by side as the lanes of its vectors, one pass over x
- * per group of them.
+ * (core/cpu_simd.h) runs the columns side by side as the lanes of its vectors.
  */
 static void cpu_gemv_t_cols(int64_t n, int with_xx, int k, const double *V, int64_t ldv,
                             const double *x, double *h)
@@ -190,14 +204,45 @@ static void cpu_gemv_t_cols(int64_t n, int with_xx, int k, const double *V, int6
     {
       int64_t lo, hi;
       cpu_part(n, &lo, &hi);
-      sps_csum p[SPS_CPU_DOT_COLS];
-      for (int j = 0; j < nj; j++) p[j] = sps_csum_zero();
-      K->dot_cols(hi - lo, nj - xx, V0 + lo, ldv, x + lo, xx, p);
+      double sh[SPS_CPU_DOT_COLS + 16] = {0}, sl[SPS_CPU_DOT_COLS + 16] = {0};
+      for (int64_t t0 = lo; t0 < hi; t0 += SPS_CPU_TILE) {
+        const int64_t t1 = hi - t0 < SPS_CPU_TILE ? hi : t0 + SPS_CPU_TILE;
+        K->dot_cols(t1 - t0, nj - xx, V0 + t0, ldv, x + t0, xx, sh, sl);
+      }
 #pragma omp critical(sps_cpu_dot_cols)
-      for (int j = 0; j < nj; j++) sps_csum_merge(&s[j], p[j]);
+      cpu_cols_merge(nj, sh, sl, s);
     }
     for (int j = 0; j < nj; j++) h[j0 + j] = sps_csum_value(s[j]);
   }
+}
+
+/*
+ * The middle of a CGS2 step in one pass over V and w: w <- w - V h, then h2 <- V^T w of the new
+ * w, tile by tile (a tile's rows of w are final once its V h is added, and its tile of V is
+ * still in cache for the second product), as the CUDA backend's correct_dots kernel fuses
+ * them. The bits of cpu_gemv_n followed by cpu_gemv_t: each row of w the same plain sum, each
+ * h2[j] the same TwoSums in the same order over the same thread parts. k <= SPS_CPU_DOT_COLS.
+ */
+static void cpu_gemv_n_t(int64_t n, int k, const double *V, int64_t ldv, const double *h,
+                         double *w, double *h2)
+{
+  const sps_cpu_kernels *K = sps_cpu_kernels_current();
+  sps_csum s[SPS_CPU_DOT_COLS];
+  for (int j = 0; j < k; j++) s[j] = sps_csum_zero();
+#pragma omp parallel if (n > SPS_OMP_MIN)
+  {
+    int64_t lo, hi;
+    cpu_part(n, &lo, &hi);
+    double sh[SPS_CPU_DOT_COLS + 16] = {0}, sl[SPS_CPU_DOT_COLS + 16] = {0};
+    for (int64_t t0 = lo; t0 < hi; t0 += SPS_CPU_TILE) {
+      const int64_t t1 = hi - t0 < SPS_CPU_TILE ? hi : t0 + SPS_CPU_TILE;
+      K->gemv_n(t1 - t0, k, -1.0, V + t0, ldv, h, w + t0, NULL);
+      K->dot_cols(t1 - t0, k, V + t0, ldv, w + t0, 0, sh, sl);
+    }
+#pragma omp critical(sps_cpu_dot_cols)
+    cpu_cols_merge(k, sh, sl, s);
+  }
+  for (int j = 0; j < k; j++) h2[j] = sps_csum_value(s[j]);
 }
 
 /* h[j] <- sum_i V[i + j*ldv] * x[i], j < k: each h[j] the bits of cpu_dot. */
@@ -364,10 +409,14 @@ static sps_status cpu_gmres_arnoldi(sps_context *ctx, int64_t n, int m, double *
   ww = h2[0];
   for (int i = 0; i < nc; i++) h[i] = h2[i + 1];
   S->wnorm = sqrt(ww);
-  /* w <- w - V_j h */
-  cpu_gemv_n(ctx, n, nc, -1.0, V, ldv, h, w);
-  /* h2 = V_j^T w; w <- w - V_j h2 and ww = w.w in the same pass; H(0:j, j) = h + h2 */
-  cpu_gemv_t(ctx, n, nc, V, ldv, w, h2);
+  /* w <- w - V_j h and h2 = V_j^T w in one pass (row tiles); w <- w - V_j h2 and ww = w.w in
+   * one more */
+  if (nc <= SPS_CPU_DOT_COLS && nc <= SPS_GEMV_CHUNK) {
+    cpu_gemv_n_t(n, nc, V, ldv, h, w, h2);
+  } else {
+    cpu_gemv_n(ctx, n, nc, -1.0, V, ldv, h, w);
+    cpu_gemv_t(ctx, n, nc, V, ldv, w, h2);
+  }
   cpu_gemv_n_yy(n, nc, -1.0, V, ldv, h2, w, &ww);
   for (int i = 0; i < nc; i++) h[i] += h2[i];
   S->hnext = sqrt(ww);

@@ -62,13 +62,14 @@ static inline void kadd(kv *hi, kv *lo, kv t)
 
 #ifndef SPS_K_DOT_COLS
 /*
- * h[0] += x.x when with_xx; h[q + with_xx] += V(:, q).x: SPS_KB columns per pass over x, the
- * lanes of a vector holding SPS_KW columns, each lane adding its column's products in the order
- * i = 0, 1, ... (the bits of one column at a time). The x86 files define their own, on the same
- * map, with the rows of each column tile transposed into the lanes.
+ * (hi[j], lo[j]) continued over rows [0, n): x.x first when with_xx, then V(:, q).x; SPS_KB
+ * columns per pass over x, the lanes of a vector holding SPS_KW columns, each lane adding its
+ * column's products in the order i = 0, 1, ... (the bits of one column at a time). The x86
+ * files define their own, on the same map, with the rows of each column tile transposed into
+ * the lanes.
  */
 static void k_dot_cols(int64_t n, int k, const double *V, int64_t ldv, const double *x,
-                       int with_xx, sps_csum *h)
+                       int with_xx, double *hi_out, double *lo_out)
 {
   const int total = k + with_xx;
   for (int c0 = 0; c0 < total; c0 += SPS_KB) {
@@ -81,7 +82,10 @@ static void k_dot_cols(int64_t n, int k, const double *V, int64_t ldv, const dou
     }
     kv hi[SPS_KB / SPS_KW], lo[SPS_KB / SPS_KW];
     KUNROLL
-    for (int g = 0; g < SPS_KB / SPS_KW; g++) hi[g] = lo[g] = kzero();
+    for (int g = 0; g < SPS_KB / SPS_KW; g++) {
+      hi[g] = kload(hi_out + c0 + g * SPS_KW);
+      lo[g] = kload(lo_out + c0 + g * SPS_KW);
+    }
     for (int64_t i = 0; i < n; i++) {
       const double xi = x[i];
       KUNROLL
@@ -96,16 +100,15 @@ static void k_dot_cols(int64_t n, int k, const double *V, int64_t ldv, const dou
         kadd(&hi[g], &lo[g], a * xi);
       }
     }
+    /* the lanes past nb hold the repeated column's sums: write only the columns' own */
     double hs[SPS_KB], ls[SPS_KB];
     for (int g = 0; g < SPS_KB / SPS_KW; g++) {
       kstore(hs + g * SPS_KW, hi[g]);
       kstore(ls + g * SPS_KW, lo[g]);
     }
     for (int b = 0; b < nb; b++) {
-      sps_csum p;
-      p.hi = hs[b];
-      p.lo = ls[b];
-      sps_csum_merge(&h[c0 + b], p);
+      hi_out[c0 + b] = hs[b];
+      lo_out[c0 + b] = ls[b];
     }
   }
 }

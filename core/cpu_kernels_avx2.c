@@ -8,7 +8,6 @@
 #include <immintrin.h>
 #include <stdint.h>
 
-#include "compensated_sum.h"
 
 /* (hi, lo) <- (hi, lo) + t in each of the 4 lanes, the operations of sps_csum_add. */
 static inline void yadd(__m256d *hi, __m256d *lo, __m256d t)
@@ -43,28 +42,26 @@ static inline void row4(const double *const *col, const double *x, int64_t i, __
   yadd(hi, lo, _mm256_mul_pd(a, _mm256_set1_pd(x[i])));
 }
 
-/* h[b] += the sum of lane b, b < nb. */
-static inline void put4(__m256d hi, __m256d lo, int nb, sps_csum *h)
+/* Lanes b < nb of (hi, lo) into hs[b], ls[b]. */
+static inline void put4(__m256d hi, __m256d lo, int nb, double *hs, double *ls)
 {
-  double hs[4], ls[4];
-  _mm256_storeu_pd(hs, hi);
-  _mm256_storeu_pd(ls, lo);
+  double h[4], l[4];
+  _mm256_storeu_pd(h, hi);
+  _mm256_storeu_pd(l, lo);
   for (int b = 0; b < nb; b++) {
-    sps_csum p;
-    p.hi = hs[b];
-    p.lo = ls[b];
-    sps_csum_merge(&h[b], p);
+    hs[b] = h[b];
+    ls[b] = l[b];
   }
 }
 
 /*
  * V^T x, columns in the lanes: 4 columns per vector, two vectors (8 columns) per pass over x,
- * each 4 x 4 tile transposed so that the rows are added in order: every column's sum is the
- * sequence of TwoSums of the scalar loop.
+ * each 4 x 4 tile transposed so that the rows are added in order: every column's sum
+ * continues the sequence of TwoSums of the scalar loop from (hi[j], lo[j]).
  */
 #define SPS_K_DOT_COLS
 static void k_dot_cols(int64_t n, int k, const double *V, int64_t ldv, const double *x,
-                       int with_xx, sps_csum *h)
+                       int with_xx, double *hs, double *ls)
 {
   const int total = k + with_xx;
   const int64_t n4 = n - n % 4;
@@ -76,8 +73,9 @@ static void k_dot_cols(int64_t n, int k, const double *V, int64_t ldv, const dou
       const int c = c0 + (b < nb ? b : b < 4 ? 0 : 4);
       col[b] = with_xx && c == 0 ? x : V + (int64_t)(c - with_xx) * ldv;
     }
-    __m256d hi0 = _mm256_setzero_pd(), lo0 = hi0, hi1 = hi0, lo1 = hi0;
+    __m256d hi0 = _mm256_loadu_pd(hs + c0), lo0 = _mm256_loadu_pd(ls + c0);
     if (nb > 4) {
+      __m256d hi1 = _mm256_loadu_pd(hs + c0 + 4), lo1 = _mm256_loadu_pd(ls + c0 + 4);
       for (int64_t i = 0; i < n4; i += 4) {
         tile4(col, x, i, &hi0, &lo0);
         tile4(col + 4, x, i, &hi1, &lo1);
@@ -86,12 +84,12 @@ static void k_dot_cols(int64_t n, int k, const double *V, int64_t ldv, const dou
         row4(col, x, i, &hi0, &lo0);
         row4(col + 4, x, i, &hi1, &lo1);
       }
-      put4(hi0, lo0, 4, h + c0);
-      put4(hi1, lo1, nb - 4, h + c0 + 4);
+      put4(hi0, lo0, 4, hs + c0, ls + c0);
+      put4(hi1, lo1, nb - 4, hs + c0 + 4, ls + c0 + 4);
     } else {
       for (int64_t i = 0; i < n4; i += 4) tile4(col, x, i, &hi0, &lo0);
       for (int64_t i = n4; i < n; i++) row4(col, x, i, &hi0, &lo0);
-      put4(hi0, lo0, nb, h + c0);
+      put4(hi0, lo0, nb, hs + c0, ls + c0);
     }
   }
 }

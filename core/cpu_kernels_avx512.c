@@ -8,7 +8,6 @@
 #include <immintrin.h>
 #include <stdint.h>
 
-#include "compensated_sum.h"
 
 /* (hi, lo) <- (hi, lo) + t in each of the 8 lanes, the operations of sps_csum_add. */
 static inline void zadd(__m512d *hi, __m512d *lo, __m512d t)
@@ -60,29 +59,28 @@ static inline void row8(const double *const *col, const double *x, int64_t i, __
   zadd(hi, lo, _mm512_mul_pd(a, _mm512_set1_pd(x[i])));
 }
 
-/* h[c0 + b] += the sum of lane b, b < nb. */
-static inline void put8(__m512d hi, __m512d lo, int nb, sps_csum *h)
+/* Lanes b < nb of (hi, lo) into hs[b], ls[b]. */
+static inline void put8(__m512d hi, __m512d lo, int nb, double *hs, double *ls)
 {
-  double hs[8], ls[8];
-  _mm512_storeu_pd(hs, hi);
-  _mm512_storeu_pd(ls, lo);
-  for (int b = 0; b < nb; b++) {
-    sps_csum p;
-    p.hi = hs[b];
-    p.lo = ls[b];
-    sps_csum_merge(&h[b], p);
+  if (nb >= 8) {
+    _mm512_storeu_pd(hs, hi);
+    _mm512_storeu_pd(ls, lo);
+    return;
   }
+  const __mmask8 m = (__mmask8)((1u << nb) - 1);
+  _mm512_mask_storeu_pd(hs, m, hi);
+  _mm512_mask_storeu_pd(ls, m, lo);
 }
 
 /*
  * V^T x, columns in the lanes: 8 columns per vector, two vectors (16 columns) per pass over x.
  * Each 8 x 8 tile (8 rows of 8 columns, 8 loads) is transposed so that one vector holds one
- * row's 8 columns, and the rows are added in order: every column's sum is the sequence of
- * TwoSums of the scalar loop.
+ * row's 8 columns, and the rows are added in order: every column's sum continues the sequence
+ * of TwoSums of the scalar loop from (hi[j], lo[j]).
  */
 #define SPS_K_DOT_COLS
 static void k_dot_cols(int64_t n, int k, const double *V, int64_t ldv, const double *x,
-                       int with_xx, sps_csum *h)
+                       int with_xx, double *hs, double *ls)
 {
   const int total = k + with_xx;
   const int64_t n8 = n - n % 8;
@@ -94,8 +92,9 @@ static void k_dot_cols(int64_t n, int k, const double *V, int64_t ldv, const dou
       const int c = c0 + (b < nb ? b : b < 8 ? 0 : 8);
       col[b] = with_xx && c == 0 ? x : V + (int64_t)(c - with_xx) * ldv;
     }
-    __m512d hi0 = _mm512_setzero_pd(), lo0 = hi0, hi1 = hi0, lo1 = hi0;
+    __m512d hi0 = _mm512_loadu_pd(hs + c0), lo0 = _mm512_loadu_pd(ls + c0);
     if (nb > 8) {
+      __m512d hi1 = _mm512_loadu_pd(hs + c0 + 8), lo1 = _mm512_loadu_pd(ls + c0 + 8);
       for (int64_t i = 0; i < n8; i += 8) {
         tile8(col, x, i, &hi0, &lo0);
         tile8(col + 8, x, i, &hi1, &lo1);
@@ -104,12 +103,12 @@ static void k_dot_cols(int64_t n, int k, const double *V, int64_t ldv, const dou
         row8(col, x, i, &hi0, &lo0);
         row8(col + 8, x, i, &hi1, &lo1);
       }
-      put8(hi0, lo0, 8, h + c0);
-      put8(hi1, lo1, nb - 8, h + c0 + 8);
+      put8(hi0, lo0, 8, hs + c0, ls + c0);
+      put8(hi1, lo1, nb - 8, hs + c0 + 8, ls + c0 + 8);
     } else {
       for (int64_t i = 0; i < n8; i += 8) tile8(col, x, i, &hi0, &lo0);
       for (int64_t i = n8; i < n; i++) row8(col, x, i, &hi0, &lo0);
-      put8(hi0, lo0, nb, h + c0);
+      put8(hi0, lo0, nb, hs + c0, ls + c0);
     }
   }
 }

@@ -45,9 +45,13 @@ typedef enum sps_cpu_isa {
 typedef struct sps_cpu_kernels {
   const char *name; /* "generic", "avx2", "avx512" */
   int lanes;        /* doubles per vector (1 where the compiler has no vector extension) */
-  /* h[0] += x.x when with_xx; h[q + with_xx] += V(:, q).x for q < k (V column-major, ldv) */
+  /* Continue the compensated sums (hi[j], lo[j]) over the rows [0, n): j = 0 with x.x when
+   * with_xx, then j = q + with_xx with V(:, q).x for q < k (V column-major, ldv), each adding
+   * its rows in order i = 0, 1, ... by TwoSum, so that calls on consecutive row ranges give
+   * the sums of one call on their union. hi and lo hold a multiple of 16 entries at least
+   * k + with_xx rounded up to 16 (the kernels load and store whole vectors of them). */
   void (*dot_cols)(int64_t n, int k, const double *V, int64_t ldv, const double *x, int with_xx,
-                   sps_csum *h);
+                   double *hi, double *lo);
   /* y_i <- y_i + alpha * sum_{j<k} V(i, j) h_j, the sum plain in the order j = 0, 1, ...;
    * then, when yy is not NULL, *yy += y_i^2 of the new y_i in the order i = 0, 1, ... */
   void (*gemv_n)(int64_t n, int k, double alpha, const double *V, int64_t ldv, const double *h,
