@@ -10,8 +10,13 @@
 #include "internal.h"
 #include "nrm2_scale.h"
 
-/* Loops shorter than this run on one thread: the fork costs more than the work. */
+/* Loops shorter than this run on one thread: the fork costs more than the work. The split of a
+ * compensated sum among the threads is part of its order (core/cpu_simd.h), so moving this
+ * bound moves the vector lengths at which a 2-thread sum is split: bench/cpu-omp-threshold.c
+ * measures it. Defined here unless the build overrides it (for that measurement). */
+#ifndef SPS_OMP_MIN
 #define SPS_OMP_MIN 8192
+#endif
 
 /* Every reduction adds rounded products into compensated sums (core/compensated_sum.h), so
  * its result does not depend on the number of threads, and matches the CUDA backend's. */
@@ -163,12 +168,19 @@ static sps_status cpu_nrm2(sps_context *ctx, int64_t n, const double *x, double 
   return SPS_SUCCESS;
 }
 
-/* Columns of V^T x summed per parallel region (their partial sums live on the stack), and
- * the rows of one tile: V^T x and V h sweep the rows tile by tile, all the columns of a tile
- * before the next, so that x (and the tile of V, for the fused pass of cpu_gemv_n_t) is read
- * from memory once. */
+/* Columns of V^T x summed per parallel region (their partial sums live on the stack). */
 #define SPS_CPU_DOT_COLS 64
-#define SPS_CPU_TILE 512
+
+/* The rows of one tile for k columns: V^T x and V h sweep the rows tile by tile, all the
+ * columns of a tile before the next, so that x (and the tile of V, for the second product of
+ * cpu_gemv_n_t) is read from memory once: 512 KB of V per tile (half of a 1 MB L2), 512 to
+ * 4096 rows, a multiple of 64. */
+static int64_t cpu_tile(int k)
+{
+  int64_t t = (int64_t)65536 / (k > 0 ? k : 1);
+  t = t < 512 ? 512 : t > 4096 ? 4096 : t;
+  return t / 64 * 64;
+}
 
 /* The thread's compensated partial sums (hi, lo) as sps_csum, merged into s[0..nj). */
 static void cpu_cols_merge(int nj, const double *hi, const double *lo, sps_csum *s)
@@ -205,8 +217,9 @@ static void cpu_gemv_t_cols(int64_t n, int with_xx, int k, const double *V, int6
       int64_t lo, hi;
       cpu_part(n, &lo, &hi);
       double sh[SPS_CPU_DOT_COLS + 16] = {0}, sl[SPS_CPU_DOT_COLS + 16] = {0};
-      for (int64_t t0 = lo; t0 < hi; t0 += SPS_CPU_TILE) {
-        const int64_t t1 = hi - t0 < SPS_CPU_TILE ? hi : t0 + SPS_CPU_TILE;
+      const int64_t tile = cpu_tile(nj);
+      for (int64_t t0 = lo; t0 < hi; t0 += tile) {
+        const int64_t t1 = hi - t0 < tile ? hi : t0 + tile;
         K->dot_cols(t1 - t0, nj - xx, V0 + t0, ldv, x + t0, xx, sh, sl);
       }
 #pragma omp critical(sps_cpu_dot_cols)
@@ -234,8 +247,9 @@ static void cpu_gemv_n_t(int64_t n, int k, const double *V, int64_t ldv, const d
     int64_t lo, hi;
     cpu_part(n, &lo, &hi);
     double sh[SPS_CPU_DOT_COLS + 16] = {0}, sl[SPS_CPU_DOT_COLS + 16] = {0};
-    for (int64_t t0 = lo; t0 < hi; t0 += SPS_CPU_TILE) {
-      const int64_t t1 = hi - t0 < SPS_CPU_TILE ? hi : t0 + SPS_CPU_TILE;
+    const int64_t tile = cpu_tile(k);
+    for (int64_t t0 = lo; t0 < hi; t0 += tile) {
+      const int64_t t1 = hi - t0 < tile ? hi : t0 + tile;
       K->gemv_n(t1 - t0, k, -1.0, V + t0, ldv, h, w + t0, NULL);
       K->dot_cols(t1 - t0, k, V + t0, ldv, w + t0, 0, sh, sl);
     }

@@ -59,6 +59,37 @@ static inline void row8(const double *const *col, const double *x, int64_t i, __
   zadd(hi, lo, _mm512_mul_pd(a, _mm512_set1_pd(x[i])));
 }
 
+/* The same on 4 columns (a 4 x 4 tile in 32-byte vectors), for a last group of at most 4
+ * columns, whose 8-lane pass would be more than half padding. */
+static inline void yadd(__m256d *hi, __m256d *lo, __m256d t)
+{
+  const __m256d sum = _mm256_add_pd(*hi, t);
+  const __m256d t_in = _mm256_sub_pd(sum, *hi);
+  const __m256d hi_in = _mm256_sub_pd(sum, t_in);
+  *lo = _mm256_add_pd(*lo, _mm256_add_pd(_mm256_sub_pd(*hi, hi_in), _mm256_sub_pd(t, t_in)));
+  *hi = sum;
+}
+
+static inline void tile4(const double *const *col, const double *x, int64_t i, __m256d *hi,
+                         __m256d *lo)
+{
+  const __m256d r0 = _mm256_loadu_pd(col[0] + i), r1 = _mm256_loadu_pd(col[1] + i);
+  const __m256d r2 = _mm256_loadu_pd(col[2] + i), r3 = _mm256_loadu_pd(col[3] + i);
+  const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+  const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+  yadd(hi, lo, _mm256_mul_pd(_mm256_permute2f128_pd(t0, t2, 0x20), _mm256_set1_pd(x[i])));
+  yadd(hi, lo, _mm256_mul_pd(_mm256_permute2f128_pd(t1, t3, 0x20), _mm256_set1_pd(x[i + 1])));
+  yadd(hi, lo, _mm256_mul_pd(_mm256_permute2f128_pd(t0, t2, 0x31), _mm256_set1_pd(x[i + 2])));
+  yadd(hi, lo, _mm256_mul_pd(_mm256_permute2f128_pd(t1, t3, 0x31), _mm256_set1_pd(x[i + 3])));
+}
+
+static inline void row4(const double *const *col, const double *x, int64_t i, __m256d *hi,
+                        __m256d *lo)
+{
+  const __m256d a = _mm256_set_pd(col[3][i], col[2][i], col[1][i], col[0][i]);
+  yadd(hi, lo, _mm256_mul_pd(a, _mm256_set1_pd(x[i])));
+}
+
 /* Lanes b < nb of (hi, lo) into hs[b], ls[b]. */
 static inline void put8(__m512d hi, __m512d lo, int nb, double *hs, double *ls)
 {
@@ -73,7 +104,8 @@ static inline void put8(__m512d hi, __m512d lo, int nb, double *hs, double *ls)
 }
 
 /*
- * V^T x, columns in the lanes: 8 columns per vector, two vectors (16 columns) per pass over x.
+ * V^T x, columns in the lanes: 8 columns per vector, two vectors (16 columns) per pass over x
+ * (a last group of at most 4 columns in one 4-lane vector).
  * Each 8 x 8 tile (8 rows of 8 columns, 8 loads) is transposed so that one vector holds one
  * row's 8 columns, and the rows are added in order: every column's sum continues the sequence
  * of TwoSums of the scalar loop from (hi[j], lo[j]).
@@ -91,6 +123,17 @@ static void k_dot_cols(int64_t n, int k, const double *V, int64_t ldv, const dou
       /* a column past the end repeats the first of its vector (its sum is not kept) */
       const int c = c0 + (b < nb ? b : b < 8 ? 0 : 8);
       col[b] = with_xx && c == 0 ? x : V + (int64_t)(c - with_xx) * ldv;
+    }
+    if (nb <= 4) {
+      __m256d yh = _mm256_loadu_pd(hs + c0), yl = _mm256_loadu_pd(ls + c0);
+      const int64_t n4 = n - n % 4;
+      for (int64_t i = 0; i < n4; i += 4) tile4(col, x, i, &yh, &yl);
+      for (int64_t i = n4; i < n; i++) row4(col, x, i, &yh, &yl);
+      double h4[4], l4[4];
+      _mm256_storeu_pd(h4, yh);
+      _mm256_storeu_pd(l4, yl);
+      for (int b = 0; b < nb; b++) hs[c0 + b] = h4[b], ls[c0 + b] = l4[b];
+      continue;
     }
     __m512d hi0 = _mm512_loadu_pd(hs + c0), lo0 = _mm512_loadu_pd(ls + c0);
     if (nb > 8) {

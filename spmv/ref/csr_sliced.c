@@ -15,10 +15,16 @@
 
 #include "../../core/cpu_simd.h"
 
+/* Matrices of this many rows or fewer run on one thread (the fork costs more than the rows);
+ * the build may override it (bench/cpu-omp-threshold.c measures it). */
+#ifndef SPS_SLICED_OMP_MIN
+#define SPS_SLICED_OMP_MIN 4096
+#endif
+
 void sps_ref_csr_sliced_fill(sps_csr_sliced *S, const int64_t *rowptr, const int32_t *colind,
                              const double *values)
 {
-#pragma omp parallel for schedule(dynamic, 32) if (S->nrows > 4096)
+#pragma omp parallel for schedule(dynamic, 32) if (S->nrows > SPS_SLICED_OMP_MIN)
   for (int64_t s = 0; s < S->nslices; s++) {
     const int64_t base = S->offset[s];
     const int32_t w = S->width[s];
@@ -40,7 +46,7 @@ void sps_ref_csr_sliced(const sps_csr_sliced *S, int isa, double alpha, const do
 {
   const int64_t chunk = 32;
   const int64_t nchunks = (S->nslices + chunk - 1) / chunk;
-#pragma omp parallel for schedule(dynamic, 1) if (S->nrows > 4096)
+#pragma omp parallel for schedule(dynamic, 1) if (S->nrows > SPS_SLICED_OMP_MIN)
   for (int64_t c = 0; c < nchunks; c++) {
     const int64_t s0 = c * chunk, s1 = s0 + chunk < S->nslices ? s0 + chunk : S->nslices;
 #ifdef SPS_CPU_HAVE_X86
