@@ -9,7 +9,11 @@
  *     ./configure --without-cuda CPPFLAGS='-DSPS_OMP_MIN=0 -DSPS_SLICED_OMP_MIN=0'
  * The length where the 2-thread time falls below the 1-thread time is the threshold to set
  * (SPS_OMP_MIN in core/backend_cpu.c, SPS_SLICED_OMP_MIN in spmv/ref/csr_sliced.c).
- * Output: TSV op, n, threads, us (median), calls.
+ * Last, the copy bandwidth of the thread count: y <- x over 64 MiB vectors by an OpenMP
+ * loop (static split; bytes read + written per second, median of 11 copies after one), the
+ * bound a memory-bound iteration meets with that many threads (solve-bench's own figure is one
+ * thread's memcpy).
+ * Output: TSV op, n, threads, us (median), calls; and a line "# copy_GBs ...".
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,11 +37,13 @@ static double time_op(op_fn fn, void *arg, int *calls)
 {
   double t0 = sps_wtime();
   int reps = 0;
-  while (sps_wtime() - t0 < 2e-3) fn(arg), reps++;
+  while (sps_wtime() - t0 < 2e-3)
+    fn(arg), reps++;
   double t[21];
   for (int r = 0; r < 21; r++) {
     t0 = sps_wtime();
-    for (int q = 0; q < reps; q++) fn(arg);
+    for (int q = 0; q < reps; q++)
+      fn(arg);
     t[r] = (sps_wtime() - t0) / reps;
   }
   qsort(t, 21, sizeof *t, cmp_double);
@@ -109,12 +115,12 @@ int main(void)
   char dev[128], date[64];
   sps_context_get_device_name(ctx, dev, sizeof dev);
   bench_date(date, sizeof date);
-  printf("# cpu-omp-threshold (spsolve %s), %s, %s\nop\tn\tthreads\tus\tcalls\n", sps_version(), dev,
-         date);
+  printf("# cpu-omp-threshold (spsolve %s), %s, %s\nop\tn\tthreads\tus\tcalls\n", sps_version(),
+         dev, date);
   const struct {
     const char *name;
     op_fn fn;
-  } ops[] = {{"dot", op_dot},         {"axpby", op_axpby},   {"cg_update", op_cg_update},
+  } ops[] = {{"dot", op_dot},         {"axpby", op_axpby},     {"cg_update", op_cg_update},
              {"gemv_t16", op_gemv_t}, {"gemv_n16", op_gemv_n}, {"spmv_lap2d", op_spmv}};
   for (int64_t n = 512; n <= 524288; n *= 2) {
     env e;
@@ -124,12 +130,16 @@ int main(void)
     e.x = malloc((size_t)n * 8), e.y = malloc((size_t)n * 8), e.z = malloc((size_t)n * 8);
     e.w = malloc((size_t)n * 8), e.V = malloc((size_t)n * 16 * 8);
     if (!e.x || !e.y || !e.z || !e.w || !e.V) return 1;
-    for (int64_t i = 0; i < n; i++) e.x[i] = 1.0 / (double)(i + 1), e.y[i] = e.z[i] = e.w[i] = 1.0;
-    for (int64_t i = 0; i < 16 * n; i++) e.V[i] = 1.0 / (double)(i + 2);
-    for (int j = 0; j < 16; j++) e.h[j] = 1e-3 * j;
+    for (int64_t i = 0; i < n; i++)
+      e.x[i] = 1.0 / (double)(i + 1), e.y[i] = e.z[i] = e.w[i] = 1.0;
+    for (int64_t i = 0; i < 16 * n; i++)
+      e.V[i] = 1.0 / (double)(i + 2);
+    for (int j = 0; j < 16; j++)
+      e.h[j] = 1e-3 * j;
     /* the 5-point Laplacian on a g x g grid, g*g close to n */
     int64_t g = 1;
-    while ((g + 1) * (g + 1) <= n) g++;
+    while ((g + 1) * (g + 1) <= n)
+      g++;
     const int64_t m = g * g;
     int64_t *rp = malloc((size_t)(m + 1) * sizeof *rp);
     int32_t *ci = malloc((size_t)(5 * m) * sizeof *ci);
@@ -166,6 +176,26 @@ int main(void)
     sps_matrix_destroy(&A);
     free(rp), free(ci), free(va);
     free(e.x), free(e.y), free(e.z), free(e.w), free(e.V);
+  }
+  {
+    const int64_t n = (int64_t)8 << 20; /* 64 MiB of doubles */
+    double *a = malloc((size_t)n * 8), *b = malloc((size_t)n * 8), t[12];
+    if (!a || !b) return 1;
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; i++)
+      a[i] = 1.0, b[i] = 0.0;
+    for (int r = 0; r < 12; r++) {
+      const double t0 = sps_wtime();
+#pragma omp parallel for schedule(static)
+      for (int64_t i = 0; i < n; i++)
+        b[i] = a[i];
+      t[r] = sps_wtime() - t0;
+    }
+    qsort(t + 1, 11, sizeof *t, cmp_double);
+    printf("# copy_GBs %.1f (threads %d, y <- x over 64 MiB, bytes read + "
+           "written, median of 11)\n",
+           2.0 * (double)n * 8.0 / t[6] * 1e-9, threads);
+    free(a), free(b);
   }
   sps_context_destroy(&ctx);
   return 0;

@@ -68,8 +68,8 @@ static inline void kadd(kv *hi, kv *lo, kv t)
  * files define their own, on the same map, with the rows of each column tile transposed into
  * the lanes.
  */
-static void k_dot_cols(int64_t n, int k, const double *V, int64_t ldv, const double *x,
-                       int with_xx, double *hi_out, double *lo_out)
+static void k_dot_cols(int64_t n, int k, const double *V, int64_t ldv, const double *x, int with_xx,
+                       double *hi_out, double *lo_out)
 {
   const int total = k + with_xx;
   for (int c0 = 0; c0 < total; c0 += SPS_KB) {
@@ -116,28 +116,33 @@ static void k_dot_cols(int64_t n, int k, const double *V, int64_t ldv, const dou
 
 /* y_i <- y_i + alpha * sum_{j<k} V(i, j) h_j (j in order), then *yy += y_i^2 of the new y_i in
  * the order i = 0, 1, ... (one compensated sum, as cpu_dot adds them). */
-static void k_gemv_n(int64_t n, int k, double alpha, const double *V, int64_t ldv,
-                     const double *h, double *y, sps_csum *yy)
+static void k_gemv_n(int64_t n, int k, double alpha, const double *V, int64_t ldv, const double *h,
+                     double *y, sps_csum *yy)
 {
   int64_t i = 0;
   for (; i + SPS_KU * SPS_KW <= n; i += SPS_KU * SPS_KW) {
     kv s[SPS_KU];
     KUNROLL
-    for (int u = 0; u < SPS_KU; u++) s[u] = kzero();
+    for (int u = 0; u < SPS_KU; u++)
+      s[u] = kzero();
     for (int j = 0; j < k; j++) {
       const double *v = V + i + (int64_t)j * ldv;
       const double hj = h[j];
       KUNROLL
-      for (int u = 0; u < SPS_KU; u++) s[u] += kload(v + u * SPS_KW) * hj;
+      for (int u = 0; u < SPS_KU; u++)
+        s[u] += kload(v + u * SPS_KW) * hj;
     }
     KUNROLL
-    for (int u = 0; u < SPS_KU; u++) kstore(y + i + u * SPS_KW, kload(y + i + u * SPS_KW) + alpha * s[u]);
+    for (int u = 0; u < SPS_KU; u++)
+      kstore(y + i + u * SPS_KW, kload(y + i + u * SPS_KW) + alpha * s[u]);
     if (yy)
-      for (int l = 0; l < SPS_KU * SPS_KW; l++) sps_csum_add(yy, y[i + l] * y[i + l]);
+      for (int l = 0; l < SPS_KU * SPS_KW; l++)
+        sps_csum_add(yy, y[i + l] * y[i + l]);
   }
   for (; i < n; i++) {
     double s = 0.0;
-    for (int j = 0; j < k; j++) s += V[i + (int64_t)j * ldv] * h[j];
+    for (int j = 0; j < k; j++)
+      s += V[i + (int64_t)j * ldv] * h[j];
     y[i] += alpha * s;
     if (yy) sps_csum_add(yy, y[i] * y[i]);
   }
@@ -148,11 +153,15 @@ static void k_axpby(int64_t n, double a, const double *x, double b, double *y)
 {
   const int64_t nv = n - n % SPS_KW;
   if (b == 0.0) {
-    for (int64_t i = 0; i < nv; i += SPS_KW) kstore(y + i, a * kload(x + i));
-    for (int64_t i = nv; i < n; i++) y[i] = a * x[i];
+    for (int64_t i = 0; i < nv; i += SPS_KW)
+      kstore(y + i, a * kload(x + i));
+    for (int64_t i = nv; i < n; i++)
+      y[i] = a * x[i];
   } else {
-    for (int64_t i = 0; i < nv; i += SPS_KW) kstore(y + i, a * kload(x + i) + b * kload(y + i));
-    for (int64_t i = nv; i < n; i++) y[i] = a * x[i] + b * y[i];
+    for (int64_t i = 0; i < nv; i += SPS_KW)
+      kstore(y + i, a * kload(x + i) + b * kload(y + i));
+    for (int64_t i = nv; i < n; i++)
+      y[i] = a * x[i] + b * y[i];
   }
 }
 
@@ -179,7 +188,8 @@ static void k_bicgstab_direction(int64_t n, double beta, double omega, const dou
   const int64_t nv = n - n % SPS_KW;
   for (int64_t i = 0; i < nv; i += SPS_KW)
     kstore(p + i, kload(r + i) + beta * (kload(p + i) - omega * kload(v + i)));
-  for (int64_t i = nv; i < n; i++) p[i] = r[i] + beta * (p[i] - omega * v[i]);
+  for (int64_t i = nv; i < n; i++)
+    p[i] = r[i] + beta * (p[i] - omega * v[i]);
 }
 
 const sps_cpu_kernels SPS_KTABLE = {

@@ -8,7 +8,6 @@
 #include <immintrin.h>
 #include <stdint.h>
 
-
 /* (hi, lo) <- (hi, lo) + t in each of the 4 lanes, the operations of sps_csum_add. */
 static inline void yadd(__m256d *hi, __m256d *lo, __m256d t)
 {
@@ -60,8 +59,8 @@ static inline void put4(__m256d hi, __m256d lo, int nb, double *hs, double *ls)
  * continues the sequence of TwoSums of the scalar loop from (hi[j], lo[j]).
  */
 #define SPS_K_DOT_COLS
-static void k_dot_cols(int64_t n, int k, const double *V, int64_t ldv, const double *x,
-                       int with_xx, double *hs, double *ls)
+static void k_dot_cols(int64_t n, int k, const double *V, int64_t ldv, const double *x, int with_xx,
+                       double *hs, double *ls)
 {
   const int total = k + with_xx;
   const int64_t n4 = n - n % 4;
@@ -87,8 +86,10 @@ static void k_dot_cols(int64_t n, int k, const double *V, int64_t ldv, const dou
       put4(hi0, lo0, 4, hs + c0, ls + c0);
       put4(hi1, lo1, nb - 4, hs + c0 + 4, ls + c0 + 4);
     } else {
-      for (int64_t i = 0; i < n4; i += 4) tile4(col, x, i, &hi0, &lo0);
-      for (int64_t i = n4; i < n; i++) row4(col, x, i, &hi0, &lo0);
+      for (int64_t i = 0; i < n4; i += 4)
+        tile4(col, x, i, &hi0, &lo0);
+      for (int64_t i = n4; i < n; i++)
+        row4(col, x, i, &hi0, &lo0);
       put4(hi0, lo0, nb, hs + c0, ls + c0);
     }
   }

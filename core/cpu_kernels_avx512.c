@@ -8,7 +8,6 @@
 #include <immintrin.h>
 #include <stdint.h>
 
-
 /* (hi, lo) <- (hi, lo) + t in each of the 8 lanes, the operations of sps_csum_add. */
 static inline void zadd(__m512d *hi, __m512d *lo, __m512d t)
 {
@@ -45,9 +44,11 @@ static inline void tile8(const double *const *col, const double *x, int64_t i, _
                          __m512d *lo)
 {
   __m512d t[8];
-  for (int b = 0; b < 8; b++) t[b] = _mm512_loadu_pd(col[b] + i);
+  for (int b = 0; b < 8; b++)
+    t[b] = _mm512_loadu_pd(col[b] + i);
   transpose8(t);
-  for (int q = 0; q < 8; q++) zadd(hi, lo, _mm512_mul_pd(t[q], _mm512_set1_pd(x[i + q])));
+  for (int q = 0; q < 8; q++)
+    zadd(hi, lo, _mm512_mul_pd(t[q], _mm512_set1_pd(x[i + q])));
 }
 
 /* Row i of the 8 columns, alone (the rows past the last full tile). */
@@ -111,8 +112,8 @@ static inline void put8(__m512d hi, __m512d lo, int nb, double *hs, double *ls)
  * of TwoSums of the scalar loop from (hi[j], lo[j]).
  */
 #define SPS_K_DOT_COLS
-static void k_dot_cols(int64_t n, int k, const double *V, int64_t ldv, const double *x,
-                       int with_xx, double *hs, double *ls)
+static void k_dot_cols(int64_t n, int k, const double *V, int64_t ldv, const double *x, int with_xx,
+                       double *hs, double *ls)
 {
   const int total = k + with_xx;
   const int64_t n8 = n - n % 8;
@@ -127,12 +128,15 @@ static void k_dot_cols(int64_t n, int k, const double *V, int64_t ldv, const dou
     if (nb <= 4) {
       __m256d yh = _mm256_loadu_pd(hs + c0), yl = _mm256_loadu_pd(ls + c0);
       const int64_t n4 = n - n % 4;
-      for (int64_t i = 0; i < n4; i += 4) tile4(col, x, i, &yh, &yl);
-      for (int64_t i = n4; i < n; i++) row4(col, x, i, &yh, &yl);
+      for (int64_t i = 0; i < n4; i += 4)
+        tile4(col, x, i, &yh, &yl);
+      for (int64_t i = n4; i < n; i++)
+        row4(col, x, i, &yh, &yl);
       double h4[4], l4[4];
       _mm256_storeu_pd(h4, yh);
       _mm256_storeu_pd(l4, yl);
-      for (int b = 0; b < nb; b++) hs[c0 + b] = h4[b], ls[c0 + b] = l4[b];
+      for (int b = 0; b < nb; b++)
+        hs[c0 + b] = h4[b], ls[c0 + b] = l4[b];
       continue;
     }
     __m512d hi0 = _mm512_loadu_pd(hs + c0), lo0 = _mm512_loadu_pd(ls + c0);
@@ -149,8 +153,10 @@ static void k_dot_cols(int64_t n, int k, const double *V, int64_t ldv, const dou
       put8(hi0, lo0, 8, hs + c0, ls + c0);
       put8(hi1, lo1, nb - 8, hs + c0 + 8, ls + c0 + 8);
     } else {
-      for (int64_t i = 0; i < n8; i += 8) tile8(col, x, i, &hi0, &lo0);
-      for (int64_t i = n8; i < n; i++) row8(col, x, i, &hi0, &lo0);
+      for (int64_t i = 0; i < n8; i += 8)
+        tile8(col, x, i, &hi0, &lo0);
+      for (int64_t i = n8; i < n; i++)
+        row8(col, x, i, &hi0, &lo0);
       put8(hi0, lo0, nb, hs + c0, ls + c0);
     }
   }

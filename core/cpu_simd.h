@@ -61,8 +61,8 @@ typedef struct sps_cpu_kernels {
   /* a_i = b_i <- x_i * c */
   void (*scale_into_two)(int64_t n, double c, const double *x, double *a, double *b);
   /* p <- r + beta (p - omega v) */
-  void (*bicgstab_direction)(int64_t n, double beta, double omega, const double *r,
-                             const double *v, double *p);
+  void (*bicgstab_direction)(int64_t n, double beta, double omega, const double *r, const double *v,
+                             double *p);
 } sps_cpu_kernels;
 
 /* The tables, each defined by its own file; NULL where the compiler or target has none. */

@@ -1,7 +1,7 @@
 /* csr_scalar.c: the csr-scalar SpMV variant: plain CSR, one row per thread; on the CPU, a sliced copy (SELL-8) where the processor has AVX2 or AVX-512F. */
-#include "spmv_internal.h"
-#include "ref/kernels.h"
 #include "../core/cpu_simd.h"
+#include "ref/kernels.h"
+#include "spmv_internal.h"
 #ifdef SPS_HAVE_CUDA
 #include "../core/cuda_state.h"
 #include "cuda/launchers.h"

@@ -79,14 +79,18 @@ static void check(sps_context *ctx, const sps_matrix *A, const char *name, void 
     for (int64_t j = 0; j < n; j++)
       x[j] = (sps_rng_uniform(&r) < 0.0 ? -1.0 : 1.0) * pow(10.0, 2.0 * sps_rng_uniform(&r));
     if (special && n > 3) x[0] = NAN, x[n / 2] = INFINITY, x[n - 1] = -0.0, x[1] = -INFINITY;
-    for (int64_t i = 0; i < m; i++) y0[i] = sps_rng_uniform(&r);
+    for (int64_t i = 0; i < m; i++)
+      y0[i] = sps_rng_uniform(&r);
     for (int c = 0; c < 3; c++) {
       const double alpha = ab[c][0], beta = ab[c][1];
-      for (int64_t i = 0; i < m; i++) y[i] = yr[i] = beta == 0.0 ? NAN : y0[i];
-      if (sps_spmv_apply(plan, alpha, xv, beta, yv)) sps_bail("apply: %s", sps_context_last_error(ctx));
+      for (int64_t i = 0; i < m; i++)
+        y[i] = yr[i] = beta == 0.0 ? NAN : y0[i];
+      if (sps_spmv_apply(plan, alpha, xv, beta, yv))
+        sps_bail("apply: %s", sps_context_last_error(ctx));
       sps_ref_csr_scalar(m, rp, ci, va, alpha, x, beta, yr);
       int64_t bad = 0;
-      for (int64_t i = 0; i < m; i++) bad += !same(y[i], yr[i]);
+      for (int64_t i = 0; i < m; i++)
+        bad += !same(y[i], yr[i]);
       a->bad_rows += bad;
       a->cases++;
       if (bad)
@@ -121,14 +125,15 @@ static sps_matrix *random_matrix(sps_context *ctx, int64_t m, int maxlen, int ca
     for (int k = 0; k < len; k++) {
       const int64_t e = rp[i] + k;
       ci[e] = (int32_t)(start + k);
-      va[e] = cancel && k % 2 == 1 ? -va[e - 1] * (1.0 + 1e-7 * sps_rng_uniform(&r))
-                                   : (sps_rng_uniform(&r) < 0.0 ? -1.0 : 1.0) *
-                                         pow(10.0, 8.0 * sps_rng_uniform(&r));
+      va[e] = cancel && k % 2 == 1
+                  ? -va[e - 1] * (1.0 + 1e-7 * sps_rng_uniform(&r))
+                  : (sps_rng_uniform(&r) < 0.0 ? -1.0 : 1.0) * pow(10.0, 8.0 * sps_rng_uniform(&r));
     }
     rp[i + 1] = rp[i] + len;
   }
   sps_matrix *A = NULL;
-  if (sps_matrix_create_csr(ctx, &A, m, n, rp, ci, va)) sps_bail("create: %s", sps_context_last_error(ctx));
+  if (sps_matrix_create_csr(ctx, &A, m, n, rp, ci, va))
+    sps_bail("create: %s", sps_context_last_error(ctx));
   free(rp);
   free(ci);
   free(va);
@@ -152,7 +157,8 @@ int main(void)
     static const struct {
       int64_t m;
       int maxlen, cancel;
-    } rnd[] = {{1, 5, 0}, {7, 3, 0}, {8, 9, 1}, {9, 17, 0}, {1000, 40, 1}, {4099, 12, 1}, {4099, 7, 0}};
+    } rnd[] = {{1, 5, 0},     {7, 3, 0},     {8, 9, 1},   {9, 17, 0},
+               {1000, 40, 1}, {4099, 12, 1}, {4099, 7, 0}};
     for (size_t k = 0; k < sizeof rnd / sizeof rnd[0]; k++) {
       char nm[96];
       snprintf(nm, sizeof nm, "random %lld rows of 0..%d%s", (long long)rnd[k].m, rnd[k].maxlen,
@@ -175,7 +181,8 @@ int main(void)
     sps_matrix_get_size(A, &m, &n, NULL);
     double *x = malloc((size_t)n * 8), *y = malloc((size_t)m * 8), *yr = malloc((size_t)m * 8);
     if (!x || !y || !yr) sps_bail("out of memory");
-    for (int64_t j = 0; j < n; j++) x[j] = 1.0 + 1e-3 * (double)j;
+    for (int64_t j = 0; j < n; j++)
+      x[j] = 1.0 + 1e-3 * (double)j;
     sps_vector *xv = NULL, *yv = NULL;
     if (sps_vector_wrap(ctx, &xv, n, x) || sps_vector_wrap(ctx, &yv, m, y)) sps_bail("wrap");
     sps_spmv_apply(plan, 1.0, xv, 0.0, yv);
@@ -187,7 +194,8 @@ int main(void)
     sps_matrix_get_csr(A, &rp, &ci, &va);
     sps_ref_csr_scalar(m, rp, ci, va, 1.0, x, 0.0, yr);
     int64_t bad = 0;
-    for (int64_t i = 0; i < m; i++) bad += !same(y[i], yr[i]);
+    for (int64_t i = 0; i < m; i++)
+      bad += !same(y[i], yr[i]);
     sps_ok(plan->data != NULL && bad == 0,
            "%s: after sps_matrix_scale(A, -3) the plan gives the scaled product (%lld rows differ)",
            name, (long long)bad);

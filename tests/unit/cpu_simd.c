@@ -33,7 +33,8 @@ static int same(double a, double b)
 static int64_t count_diff(int64_t n, const double *a, const double *b)
 {
   int64_t d = 0;
-  for (int64_t i = 0; i < n; i++) d += !same(a[i], b[i]);
+  for (int64_t i = 0; i < n; i++)
+    d += !same(a[i], b[i]);
   return d;
 }
 
@@ -56,10 +57,11 @@ static void fill(uint64_t seed)
   }
   for (int c = 0; c <= KMAX; c++)
     for (int64_t i = 0; i < NMAX; i++)
-      V[i + (int64_t)c * NMAX] = c % 3 == 2 ? -V[i + (int64_t)(c - 1) * NMAX] *
-                                                  (1.0 + 1e-6 * sps_rng_uniform(&r))
-                                            : scaled(&r);
-  for (int c = 0; c < KMAX; c++) h[c] = scaled(&r);
+      V[i + (int64_t)c * NMAX] =
+          c % 3 == 2 ? -V[i + (int64_t)(c - 1) * NMAX] * (1.0 + 1e-6 * sps_rng_uniform(&r))
+                     : scaled(&r);
+  for (int c = 0; c < KMAX; c++)
+    h[c] = scaled(&r);
 }
 
 /* The scalar reference of dot_cols. */
@@ -70,7 +72,8 @@ static void ref_dot_cols(int64_t n, int k, int with_xx, double *hi, double *lo)
     sps_csum s;
     s.hi = hi[j];
     s.lo = lo[j];
-    for (int64_t i = 0; i < n; i++) sps_csum_add(&s, col[i] * x[i]);
+    for (int64_t i = 0; i < n; i++)
+      sps_csum_add(&s, col[i] * x[i]);
     hi[j] = s.hi;
     lo[j] = s.lo;
   }
@@ -99,11 +102,13 @@ static void check_dot_cols(const sps_cpu_kernels *K)
         ref_dot_cols(n, k, xx, rhi, rlo);
         bad += count_diff(total, hi, rhi) + count_diff(total, lo, rlo);
         /* entries past the columns are left alone */
-        for (int j = total; j < KMAX + 17; j++) bad += !same(hi[j], rhi[j]);
+        for (int j = total; j < KMAX + 17; j++)
+          bad += !same(hi[j], rhi[j]);
         cases++;
       }
-  sps_ok(bad == 0, "%s dot_cols: %lld cases (n up to %d, k up to %d, with and without x.x, "
-                   "two row ranges): %lld entries differ from the scalar TwoSums",
+  sps_ok(bad == 0,
+         "%s dot_cols: %lld cases (n up to %d, k up to %d, with and without x.x, "
+         "two row ranges): %lld entries differ from the scalar TwoSums",
          K->name, (long long)cases, NMAX, KMAX, (long long)bad);
 }
 
@@ -125,7 +130,8 @@ static void check_gemv_n(const sps_cpu_kernels *K)
         K->gemv_n(n, k, alpha, V, NMAX, h, y, with_yy ? &yy : NULL);
         for (int64_t i = 0; i < n; i++) {
           double s = 0.0;
-          for (int j = 0; j < k; j++) s += V[i + (int64_t)j * NMAX] * h[j];
+          for (int j = 0; j < k; j++)
+            s += V[i + (int64_t)j * NMAX] * h[j];
           yr[i] += alpha * s;
           if (with_yy) sps_csum_add(&ryy, yr[i] * yr[i]);
         }
@@ -154,22 +160,26 @@ static void check_elementwise(const sps_cpu_kernels *K)
       y[0] = NAN; /* must not reach the result when b = 0 */
       memcpy(yr, y, sizeof yr);
       K->axpby(n, 2.5, xs, bb, y);
-      for (int64_t i = 0; i < n; i++) yr[i] = bb == 0.0 ? 2.5 * xs[i] : 2.5 * xs[i] + bb * yr[i];
+      for (int64_t i = 0; i < n; i++)
+        yr[i] = bb == 0.0 ? 2.5 * xs[i] : 2.5 * xs[i] + bb * yr[i];
       bad += count_diff(NMAX, y, yr);
     }
     memset(a2, 0, sizeof a2);
     memset(b2, 0, sizeof b2);
     K->scale_into_two(n, 0.1, xs, a2, b2);
-    for (int64_t i = 0; i < n; i++) yr[i] = xs[i] * 0.1;
+    for (int64_t i = 0; i < n; i++)
+      yr[i] = xs[i] * 0.1;
     bad += count_diff(n, a2, yr) + count_diff(n, b2, yr);
     memcpy(y, y0v, sizeof y);
     memcpy(yr, y0v, sizeof yr);
     K->bicgstab_direction(n, 0.3, -1.7, xs, V, y);
-    for (int64_t i = 0; i < n; i++) yr[i] = xs[i] + 0.3 * (yr[i] - -1.7 * V[i]);
+    for (int64_t i = 0; i < n; i++)
+      yr[i] = xs[i] + 0.3 * (yr[i] - -1.7 * V[i]);
     bad += count_diff(NMAX, y, yr);
   }
-  sps_ok(bad == 0, "%s axpby, scale_into_two, bicgstab_direction (NaN, Inf, -0 among the "
-                   "inputs): %lld entries differ from the scalar loops",
+  sps_ok(bad == 0,
+         "%s axpby, scale_into_two, bicgstab_direction (NaN, Inf, -0 among the "
+         "inputs): %lld entries differ from the scalar loops",
          K->name, (long long)bad);
 }
 
@@ -193,8 +203,10 @@ int main(void)
   /* the data make the order of a sum visible: one column's plain sum in two orders differs */
   {
     double f = 0.0, r = 0.0;
-    for (int64_t i = 0; i < NMAX; i++) f += V[i + 2 * NMAX] * x[i] + V[i + NMAX] * x[i];
-    for (int64_t i = NMAX - 1; i >= 0; i--) r += V[i + 2 * NMAX] * x[i] + V[i + NMAX] * x[i];
+    for (int64_t i = 0; i < NMAX; i++)
+      f += V[i + 2 * NMAX] * x[i] + V[i + NMAX] * x[i];
+    for (int64_t i = NMAX - 1; i >= 0; i--)
+      r += V[i + 2 * NMAX] * x[i] + V[i + NMAX] * x[i];
     sps_ok(!same(f, r), "the test data make a sum's order visible (forward %.17g, backward %.17g)",
            f, r);
   }
@@ -227,8 +239,9 @@ int main(void)
       sps_test_cpu_isa_set((sps_cpu_isa)isa);
       bad += count_diff(k + NMAX, got, ref);
     }
-    sps_ok(bad == 0, "%s: the backend's gemv_t, gemv_n and axpby give the generic table's bits "
-                     "(%lld entries differ)",
+    sps_ok(bad == 0,
+           "%s: the backend's gemv_t, gemv_n and axpby give the generic table's bits "
+           "(%lld entries differ)",
            K->name, (long long)bad);
   }
   sps_ok(sps_test_cpu_isa_set((sps_cpu_isa)SPS_CPU_ISA_COUNT) != 0,
