@@ -36,6 +36,7 @@ EXTRA_DIST += \
 	%reldir%/run-precond.sh \
 	%reldir%/progress-cost.sh \
 	%reldir%/cpu-bits-check.sh \
+	%reldir%/cpu-callgrind.sh \
 	%reldir%/cpu-peers.py \
 	%reldir%/cpu-profile.sh \
 	%reldir%/cpu-table.py \
