@@ -80,12 +80,14 @@ static sps_status sliced_setup(sps_spmv_plan *plan)
     off += (int64_t)SPS_SLICE * w;
   }
   S->offset[ns] = off;
-  /* 64-byte aligned: the kernels load a slice step (8 doubles) whole */
+  /* 64-byte aligned: the kernels load a slice step (8 doubles) whole; the sizes rounded up to
+   * a multiple of the alignment, as aligned_alloc requires */
+  const size_t nv = (size_t)(off > 0 ? off : 1);
   SPS_TRY(sps_host_alloc_aligned(ctx, (void **)&S->values, 64,
-                                 (size_t)(off > 0 ? off : 1) * sizeof *S->values,
+                                 (nv * sizeof *S->values + 63) / 64 * 64,
                                  "csr-scalar sliced values"));
   SPS_TRY(sps_host_alloc_aligned(ctx, (void **)&S->colind, 64,
-                                 (size_t)(off > 0 ? off : 1) * sizeof *S->colind,
+                                 (nv * sizeof *S->colind + 63) / 64 * 64,
                                  "csr-scalar sliced columns"));
   sps_ref_csr_sliced_fill(S, A->rowptr, A->colind, A->values);
   d->isa = isa;
