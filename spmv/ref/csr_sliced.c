@@ -15,10 +15,12 @@
 
 #include "../../core/cpu_simd.h"
 
-/* Matrices of this many rows or fewer run on one thread (the fork costs more than the rows);
- * the build may override it (bench/cpu-omp-threshold.c measures it). */
+/* Matrices of this many rows or fewer run on one thread (the fork costs more than the rows):
+ * bench/cpu-omp-threshold measured 2 threads 1.3 times faster than one from 500 rows of the
+ * 5-point Laplacian on the AMD EPYC of doc/performance.md (1.5 at 1000). Rows are independent,
+ * so the split changes no bit. The build may override it. */
 #ifndef SPS_SLICED_OMP_MIN
-#define SPS_SLICED_OMP_MIN 4096
+#define SPS_SLICED_OMP_MIN 1024
 #endif
 
 void sps_ref_csr_sliced_fill(sps_csr_sliced *S, const int64_t *rowptr, const int32_t *colind,
