@@ -14,6 +14,9 @@
 #include "kernels.h"
 
 #include "../../core/cpu_simd.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 /* Matrices of this many rows or fewer run on one thread (the fork costs more than the rows):
  * bench/cpu-omp-threshold measured 2 threads 1.3 times faster than one from 500 rows of the
@@ -48,7 +51,12 @@ void sps_ref_csr_sliced(const sps_csr_sliced *S, int isa, double alpha, const do
 {
   const int64_t chunk = 32;
   const int64_t nchunks = (S->nslices + chunk - 1) / chunk;
-#pragma omp parallel for schedule(dynamic, 1) if (S->nrows > SPS_SLICED_OMP_MIN)
+  /* no region at all on one thread: the dynamic schedule's bookkeeping is not free */
+  int fork = S->nrows > SPS_SLICED_OMP_MIN;
+#ifdef _OPENMP
+  fork = fork && omp_get_max_threads() > 1;
+#endif
+#pragma omp parallel for schedule(dynamic, 1) if (fork)
   for (int64_t c = 0; c < nchunks; c++) {
     const int64_t s0 = c * chunk, s1 = s0 + chunk < S->nslices ? s0 + chunk : S->nslices;
 #ifdef SPS_CPU_HAVE_X86
