@@ -1,18 +1,40 @@
 #!/bin/sh
-# cpu-time.sh: µs per iteration of the CPU backend for the CPU note's cases (CG and GMRES(30), no preconditioner, b = A*ones, rtol 1e-8), one TSV per build, thread count and run.
+# cpu-time.sh: µs per iteration of the CPU backend beside PETSc and SciPy (solve-bench --device cpu --peers) on every square shared matrix, CG and GMRES(30), one TSV per case, build, thread count and run.
 #
-# Usage: bench/cpu-time.sh OUTDIR LABEL BUILDDIR THREADS RUN
-# G3_circuit runs 300 iterations (its time per iteration, not to convergence); the small
-# matrices repeat the solve 20 times (solve-bench reports the median).
+# Usage: bench/cpu-time.sh OUTDIR LABEL BUILDDIR THREADS RUN [SOLVER:MATRIX ...]
+# Default cases: CG on the symmetric matrices (laplacian7pt_100 negated, as it is stored
+# negative definite) and GMRES(30) on every square one; no preconditioner, b = A*ones,
+# x0 = 0, rtol 1e-8. Matrices of more than 100,000 rows run 300 iterations (their time per
+# iteration; they do not converge in that many) and one timed solve; the others at most
+# 10,000 (CG) or 3,000 (GMRES) iterations and the median of 5 solves. The peers (PEERS,
+# default petsc,scipy; empty for none) run through PYTHON (default python3) on the same
+# system in the same solve-bench run. Files: OUTDIR/LABEL.MATRIX.SOLVER.tTHREADS.runRUN.tsv.
 set -eu
 out=${1:?}; label=${2:?}; build=${3:?}; t=${4:?}; run=${5:?}
+shift 5
 m=${MATRICES:-/work/shared/matrices}
+peers=${PEERS-petsc,scipy}
+python=${PYTHON:-python3}
 mkdir -p "$out"
-for case in cg:nos3 cg:bcsstk14 cg:1138_bus cg:G3_circuit gmres:orsreg_1 gmres:sherman5; do
+cases="$*"
+if [ -z "$cases" ]; then
+  for f in "$m"/*.mtx.gz; do
+    name=$(basename "$f" .mtx.gz)
+    line=$(awk -F'\t' -v f="$name.mtx.gz" '$1 == f' "$m/MANIFEST.tsv")
+    [ "$(echo "$line" | cut -f2)" = "$(echo "$line" | cut -f3)" ] || continue
+    [ "$(echo "$line" | cut -f5)" = symmetric ] && cases="$cases cg:$name"
+    cases="$cases gmres:$name"
+  done
+fi
+for case in $cases; do
   s=${case%%:*}; name=${case#*:}
-  maxit=10000; repeat=20
-  if [ "$name" = G3_circuit ]; then maxit=300; repeat=1; fi
+  rows=$(awk -F'\t' -v f="$name.mtx.gz" '$1 == f {print $2}' "$m/MANIFEST.tsv")
+  maxit=10000; repeat=5
+  [ "$s" = gmres ] && maxit=3000
+  if [ "${rows:-0}" -gt 100000 ]; then maxit=300; repeat=1; fi
+  neg=
+  [ "$name" = laplacian7pt_100 ] && neg=--negate
   OMP_NUM_THREADS=$t "$build/bench/solve-bench" --device cpu --solver "$s" --maxit "$maxit" \
-    --repeat "$repeat" --copy-mb 64 --tsv "$out/$label.$name.$s.t$t.run$run.tsv" \
-    "$m/$name.mtx.gz" > /dev/null 2>&1 || true
+    --repeat "$repeat" --copy-mb 64 $neg ${peers:+--peers "$peers" --python "$python"} \
+    --tsv "$out/$label.$name.$s.t$t.run$run.tsv" "$m/$name.mtx.gz" > /dev/null 2>&1 || true
 done

@@ -3,6 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "../core/csr_matvec.h"
 #include "../core/internal.h"
@@ -35,6 +38,12 @@ static const char usage[] =
     "  --device cuda|cpu     (default cuda)\n"
     "  --repeat N            solves per matrix, the median time is reported (default 3, CPU 1)\n"
     "  --copy-mb M           size of the bandwidth copy (default 2048, CPU 256)\n"
+    "  --peers LIST          CPU: also solve each system with these peers, rows beside\n"
+    "                        spsolve's: petsc (petsc4py), scipy, or petsc,scipy; same file,\n"
+    "                        b, x0, rtol, restart, maxit, preconditioner (none or jacobi),\n"
+    "                        repeat and thread count (bench/cpu-peers.py; matrix files only)\n"
+    "  --python PY           the Python that runs the peers (default $PYTHON, else python3)\n"
+    "  --peers-script FILE   the peer script (default " SPS_BENCH_SRCDIR "/cpu-peers.py)\n"
     "  --tsv FILE            write the results as TSV (rewritten after every matrix)\n"
     "  --help                this text\n"
     "Exit status: 0 when every solve ran and every converged solve has a true relative\n"
@@ -53,6 +62,9 @@ typedef struct options {
   double pvalues[32];
   int nparams;
   const char *history; /* --history FILE, or NULL */
+  const char *peers;   /* --peers LIST, or NULL */
+  const char *python;  /* --python PY */
+  const char *peers_script;
 } options;
 
 /* The columns, shared with peers.py so the two TSVs sit side by side. */
@@ -76,6 +88,8 @@ static int parse_options(int argc, char **argv, options *o)
   o->rtol = SPS_DEFAULT_RTOL;
   o->restart = SPS_DEFAULT_RESTART;
   o->maxit = SPS_DEFAULT_MAXIT;
+  o->python = getenv("PYTHON") && getenv("PYTHON")[0] ? getenv("PYTHON") : "python3";
+  o->peers_script = SPS_BENCH_SRCDIR "/cpu-peers.py";
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -106,6 +120,13 @@ static int parse_options(int argc, char **argv, options *o)
       i++;
     } else if (strcmp(a, "--history") == 0) {
       o->history = v, i++;
+    } else if (strcmp(a, "--peers") == 0) {
+      o->peers = v, i++;
+      bad = strspn(v, "abcdefghijklmnopqrstuvwxyz,") != strlen(v);
+    } else if (strcmp(a, "--python") == 0) {
+      o->python = v, i++;
+    } else if (strcmp(a, "--peers-script") == 0) {
+      o->peers_script = v, i++;
     } else if (strcmp(a, "--spmv") == 0) {
       bad = sps_spmv_kind_from_name(v, &o->spmv) != SPS_SUCCESS, i++;
     } else if (strcmp(a, "--orthog") == 0) {
@@ -139,6 +160,10 @@ static int parse_options(int argc, char **argv, options *o)
     return 1;
   }
   int cpu = o->c.device == SPS_DEVICE_CPU;
+  if (o->peers && !cpu) {
+    fprintf(stderr, "solve-bench: --peers runs the CPU peers beside --device cpu only\n");
+    return 1;
+  }
   o->repeat = o->c.repeat ? o->c.repeat : cpu ? 1 : 3;
   o->copy_bytes = (size_t)(o->c.copy_mb ? o->c.copy_mb : cpu ? 256 : 2048) << 20;
   return 0;
@@ -205,6 +230,128 @@ static double host_relres(const sps_matrix *A, const double *x, const double *b)
   }
   free(ax);
   return bb > 0.0 ? sqrt(rr / bb) : sqrt(rr);
+}
+
+/* bytes_per_iter, bound_us_per_iter and time_over_bound of a solve of its iterations taking
+ * solve_s seconds ("-" where the model does not apply). */
+static void bound_cells(const options *o, int64_t n, double S, double bw, int its, double solve_s,
+                        char *bytes, char *bound_us, char *over)
+{
+  double total = 0.0;
+  for (int k = 1; k <= its; k++) total += iteration_bytes(o, n, S, k);
+  if (!bytes_known(o)) total = NAN;
+  const double it = its > 0 ? (double)its : NAN;
+  const double per = total / it, bound = per / bw, tpi = solve_s / it;
+  bench_fmt(bytes, 96, "%.0f", per);
+  bench_fmt(bound_us, 96, "%.2f", 1e6 * bound);
+  bench_fmt(over, 96, "%.2f", tpi / bound);
+}
+
+/* s in single quotes for /bin/sh (a quote inside as '\''); 0 when it does not fit in len. */
+static int shell_quote(char *dst, size_t len, const char *s)
+{
+  size_t k = 0;
+  if (len < 3) return 0;
+  dst[k++] = '\'';
+  for (; *s; s++) {
+    if (*s == '\'') {
+      if (k + 5 >= len) return 0;
+      memcpy(dst + k, "'\\''", 4);
+      k += 4;
+    } else {
+      if (k + 2 >= len) return 0;
+      dst[k++] = *s;
+    }
+  }
+  dst[k++] = '\'';
+  dst[k] = '\0';
+  return 1;
+}
+
+/*
+ * The peers (bench/cpu-peers.py) on the system just solved: the same file, b, x0, tolerance,
+ * restart, iteration limit, preconditioner, repeat count and thread count. Their rows join the
+ * table with the bound columns computed here, as for spsolve's row; their '#' lines (versions)
+ * join the header once. Returns 1 when the script could not run or gave no row.
+ */
+static int run_peers(const options *o, const char *file, int64_t n, double S, double bw,
+                     bench_table *tab, char *header, size_t header_len)
+{
+  int threads = 1;
+#ifdef _OPENMP
+  threads = omp_get_max_threads();
+#endif
+  const char *solver = o->solver == SPS_SOLVER_GMRES      ? "gmres"
+                       : o->solver == SPS_SOLVER_BICGSTAB ? "bicgstab"
+                       : o->solver == SPS_SOLVER_CG       ? "cg"
+                                                          : NULL;
+  const char *precond = o->precond == SPS_PRECOND_NONE     ? "none"
+                        : o->precond == SPS_PRECOND_JACOBI ? "jacobi"
+                                                           : NULL;
+  if (!solver || !precond || o->nparams > 0) {
+    fprintf(stderr, "solve-bench:   peers: skipped (they run cg, gmres or bicgstab with no "
+                    "preconditioner or jacobi, without parameters)\n");
+    return 0;
+  }
+  char qpy[1024], qscript[1024], qfile[1024], qpeers[256], cmd[4096];
+  if (!shell_quote(qpy, sizeof qpy, o->python) ||
+      !shell_quote(qscript, sizeof qscript, o->peers_script) ||
+      !shell_quote(qfile, sizeof qfile, file) || !shell_quote(qpeers, sizeof qpeers, o->peers)) {
+    fprintf(stderr, "solve-bench:   peers: a path is too long\n");
+    return 1;
+  }
+  int len = snprintf(cmd, sizeof cmd,
+                     "%s %s --peers %s --solver %s --precond %s --rtol %.17g --restart %d "
+                     "--maxit %d --repeat %d --rhs %s --seed %llu --threads %d%s %s",
+                     qpy, qscript, qpeers, solver, precond, o->rtol, o->restart, o->maxit,
+                     o->repeat, o->rhs_random ? "random" : "ones", (unsigned long long)o->c.seed,
+                     threads, o->negate ? " --negate" : "", qfile);
+  if (len < 0 || (size_t)len >= sizeof cmd) {
+    fprintf(stderr, "solve-bench:   peers: the command is too long\n");
+    return 1;
+  }
+  fflush(NULL);
+  FILE *p = popen(cmd, "r");
+  if (!p) {
+    fprintf(stderr, "solve-bench:   peers: cannot run %s\n", cmd);
+    return 1;
+  }
+  char line[4096];
+  int rows = 0;
+  while (fgets(line, sizeof line, p)) {
+    line[strcspn(line, "\r\n")] = '\0';
+    if (line[0] == '#') {
+      size_t hl = strlen(header);
+      if (!strstr(header, line) && hl + strlen(line) + 2 < header_len)
+        snprintf(header + hl, header_len - hl, "%s\n", line);
+      continue;
+    }
+    char *cells[NCOLS], *save = NULL, *tok = strtok_r(line, "\t", &save);
+    int nc = 0;
+    for (; tok && nc < NCOLS; tok = strtok_r(NULL, "\t", &save)) cells[nc++] = tok;
+    if (nc != NCOLS) continue;
+    char c15[96], c16[96], c17[96];
+    int its = atoi(cells[8]);
+    double solve_s = strtod(cells[13], NULL) * 1e-3;
+    if (its > 0 && strcmp(cells[13], "-") != 0) {
+      bound_cells(o, n, S, bw, its, solve_s, c15, c16, c17);
+      cells[15] = c15;
+      cells[16] = c16;
+      cells[17] = c17;
+    }
+    bench_table_add(tab, (const char *const *)cells);
+    fprintf(stderr, "solve-bench:   %s %s %s iterations, %s, relres %s, solve %s ms, %s us/iteration%s%s\n",
+            cells[1], cells[2], cells[8], cells[9], cells[10], cells[13], cells[14],
+            strcmp(cells[18], "ok") ? ": " : "", strcmp(cells[18], "ok") ? cells[18] : "");
+    rows++;
+  }
+  int rc = pclose(p);
+  if (rows == 0 || rc != 0) {
+    fprintf(stderr, "solve-bench:   peers: %s ended with status %d after %d rows\n", cmd, rc,
+            rows);
+    return 1;
+  }
+  return 0;
 }
 
 static void write_tsv(const options *o, const bench_table *tab, const char *header)
@@ -401,11 +548,8 @@ int main(int argc, char **argv)
     run_solve(ctx, &o, A, &r);
     failed |= r.failed;
 
-    double S = bench_spmv_bytes(m, n, nnz), total = 0.0;
-    for (int k = 1; k <= r.iterations; k++) total += iteration_bytes(&o, n, S, k);
-    if (!bytes_known(&o)) total = NAN;
-    double it = r.iterations > 0 ? (double)r.iterations : NAN;
-    double per = total / it, bound = per / bw, tpi = r.solve_s / it;
+    double S = bench_spmv_bytes(m, n, nnz);
+    double tpi = r.solve_s / (r.iterations > 0 ? (double)r.iterations : NAN);
     char c[NCOLS][96], nm[300];
     const char *cells[NCOLS];
     snprintf(nm, sizeof nm, "%s%s", name, o.negate ? "(-A)" : "");
@@ -426,15 +570,19 @@ int main(int argc, char **argv)
     bench_fmt(c[12], 96, "%.3f", 1e3 * r.setup_s);
     bench_fmt(c[13], 96, "%.3f", 1e3 * r.solve_s);
     bench_fmt(c[14], 96, "%.2f", 1e6 * tpi);
-    bench_fmt(c[15], 96, "%.0f", per);
-    bench_fmt(c[16], 96, "%.2f", 1e6 * bound);
-    bench_fmt(c[17], 96, "%.2f", tpi / bound);
+    bound_cells(&o, n, S, bw, r.iterations, r.solve_s, c[15], c[16], c[17]);
     for (int j = 1; j < NCOLS - 1; j++) cells[j] = c[j];
     cells[0] = nm;
     cells[NCOLS - 1] = r.status;
     bench_table_add(tab, cells);
     fprintf(stderr, "solve-bench:   %s %d iterations, %s, relres %.2e, solve %.3f ms, %.2f us/iteration\n",
             c[2], r.iterations, c[9], r.relres, 1e3 * r.solve_s, 1e6 * tpi);
+    if (o.peers) {
+      if (o.c.inputs[mi].is_gen)
+        fprintf(stderr, "solve-bench:   peers: skipped (a generated matrix; files only)\n");
+      else
+        failed |= run_peers(&o, o.c.inputs[mi].spec, n, S, bw, tab, header, sizeof header);
+    }
     if (o.c.tsv) write_tsv(&o, tab, header);
     sps_matrix_destroy(&A);
   }

@@ -1,16 +1,24 @@
-/* backend_cpu.c: the CPU implementation of the backend ops table (host memory, OpenMP vector loops). */
+/* backend_cpu.c: the CPU implementation of the backend ops table (host memory, OpenMP loops and the vector kernels of the widest instruction set the processor runs). */
 #include <math.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "comm.h"
 #include "block_ops.h"
 #include "compensated_sum.h"
-#include "csum_lanes.h"
+#include "cpu_simd.h"
 #include "internal.h"
 #include "nrm2_scale.h"
 
-/* Loops shorter than this run on one thread: the fork costs more than the work. */
+/* Loops shorter than this run on one thread: the fork costs more than the work. The split of a
+ * compensated sum among the threads is part of its order (core/cpu_simd.h), so moving this
+ * bound moves the vector lengths at which a 2-thread sum is split: bench/cpu-omp-threshold.c
+ * measures it. Defined here unless the build overrides it (for that measurement). */
+#ifndef SPS_OMP_MIN
 #define SPS_OMP_MIN 8192
+#endif
 
 /* Every reduction adds rounded products into compensated sums (core/compensated_sum.h), so
  * its result does not depend on the number of threads, and matches the CUDA backend's. On a
@@ -18,6 +26,25 @@
  * before rounding them, so neither does it depend on the number of ranks. */
 #pragma omp declare reduction(csum : sps_csum : sps_csum_merge(&omp_out, omp_in)) \
     initializer(omp_priv = sps_csum_zero())
+
+/*
+ * The part [lo, hi) of n elements that the calling thread of a parallel region takes: the split
+ * of OpenMP's schedule(static) without a chunk size (libgomp's and libomp's: the first n mod
+ * nt threads take one more), so that a kernel of core/cpu_simd.h run on each part sums each
+ * part in the order the `omp for schedule(static)` loops it replaces did, and every
+ * compensated sum keeps its bits.
+ */
+static void cpu_part(int64_t n, int64_t *lo, int64_t *hi)
+{
+#ifdef _OPENMP
+  const int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+#else
+  const int64_t t = 0, nt = 1;
+#endif
+  const int64_t q = n / nt, extra = n % nt;
+  *lo = q * t + (t < extra ? t : extra);
+  *hi = *lo + q + (t < extra);
+}
 
 static sps_status cpu_malloc(sps_context *ctx, void **p, size_t bytes, const char *what)
 {
@@ -78,13 +105,13 @@ static sps_status cpu_axpby(sps_context *ctx, int64_t n, double a, const double 
                             double *y)
 {
   (void)ctx;
-  /* beta = 0 must not propagate NaN or Inf already in y. */
-  if (b == 0.0) {
-#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
-    for (int64_t i = 0; i < n; i++) y[i] = a * x[i];
-  } else {
-#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
-    for (int64_t i = 0; i < n; i++) y[i] = a * x[i] + b * y[i];
+  /* beta = 0 must not propagate NaN or Inf already in y: the kernel does not read y then. */
+  const sps_cpu_kernels *K = sps_cpu_kernels_current();
+#pragma omp parallel if (n > SPS_OMP_MIN)
+  {
+    int64_t lo, hi;
+    cpu_part(n, &lo, &hi);
+    K->axpby(hi - lo, a, x + lo, b, y + lo);
   }
   return SPS_SUCCESS;
 }
@@ -158,71 +185,109 @@ static sps_status cpu_nrm2(sps_context *ctx, int64_t n, const double *x, double 
   return SPS_SUCCESS;
 }
 
-/*
- * out[l] <- c[l].x for l < 4, as compensated sums: four dot products in one pass over x. Each
- * is the sum that cpu_dot forms: the same products added in the same order, over the same
- * static partition of i among the threads, each thread's partial merged into a zero sum as the
- * OpenMP reduction of cpu_dot merges it; so each value has cpu_dot's bits. The four sums are
- * independent chains of additions, so they run at the adders' throughput where one dot runs
- * at their latency. A column given twice costs its pass and gives the same value twice.
- */
-static void cpu_dot4(int64_t n, const double *const c[4], const double *x, sps_csum out[4])
-{
-  sps_csum s[4];
-  for (int l = 0; l < 4; l++) s[l] = sps_csum_zero();
-#pragma omp parallel if (n > SPS_OMP_MIN)
-  {
-    sps_csum p[4];
-#ifdef SPS_CSUM_LANES
-    sps_lanes hi0 = {0.0, 0.0}, lo0 = {0.0, 0.0}, hi1 = {0.0, 0.0}, lo1 = {0.0, 0.0};
-#pragma omp for schedule(static) nowait
-    for (int64_t i = 0; i < n; i++) {
-      const sps_lanes xi = {x[i], x[i]};
-      const sps_lanes a0 = {c[0][i], c[1][i]}, a1 = {c[2][i], c[3][i]};
-      sps_lanes_add(&hi0, &lo0, a0 * xi);
-      sps_lanes_add(&hi1, &lo1, a1 * xi);
-    }
-    sps_lanes_store(hi0, lo0, p);
-    sps_lanes_store(hi1, lo1, p + 2);
-#else
-    for (int l = 0; l < 4; l++) p[l] = sps_csum_zero();
-#pragma omp for schedule(static) nowait
-    for (int64_t i = 0; i < n; i++)
-      for (int l = 0; l < 4; l++) sps_csum_add(&p[l], c[l][i] * x[i]);
+/* Columns of V^T x summed per parallel region (their partial sums live on the stack); on a
+ * distributed context they cross the ranks in one exchange. */
+#define SPS_CPU_DOT_COLS 64
+#if SPS_CPU_DOT_COLS > SPS_COMM_MAX_SUMS
+#error "the columns of one pass must fit one exchange of sums"
 #endif
-#pragma omp critical(sps_cpu_dot4)
-    for (int l = 0; l < 4; l++) sps_csum_merge(&s[l], p[l]);
-  }
-  for (int l = 0; l < 4; l++) out[l] = s[l];
+
+/* The rows of one tile for k columns: V^T x and V h sweep the rows tile by tile, all the
+ * columns of a tile before the next, so that x (and the tile of V, for the second product of
+ * cpu_gemv_n_t) is read from memory once: 512 KB of V per tile (half of a 1 MB L2), 512 to
+ * 4096 rows, a multiple of 64. */
+static int64_t cpu_tile(int k)
+{
+  int64_t t = (int64_t)65536 / (k > 0 ? k : 1);
+  t = t < 512 ? 512 : t > 4096 ? 4096 : t;
+  return t / 64 * 64;
 }
 
-/* h[j] <- x.x when with_xx (j = 0) and then V(:, q).x for q < k (j = q + with_xx), four
- * columns per pass over x; on a distributed context the sums of up to SPS_COMM_MAX_SUMS
- * columns cross the ranks in one exchange. */
+/* The thread's compensated partial sums (hi, lo) as sps_csum, merged into s[0..nj). */
+static void cpu_cols_merge(int nj, const double *hi, const double *lo, sps_csum *s)
+{
+  for (int j = 0; j < nj; j++) {
+    sps_csum p;
+    p.hi = hi[j];
+    p.lo = lo[j];
+    sps_csum_merge(&s[j], p);
+  }
+}
+
+/*
+ * h[j] <- x.x when with_xx (j = 0) and then V(:, q).x for q < k (j = q + with_xx). Each h[j] is
+ * the compensated sum that cpu_dot forms: the same products added in the same order over the
+ * same static partition of i among the threads, each thread's partial merged into a zero sum
+ * as the OpenMP reduction of cpu_dot merges it; so each h[j] has cpu_dot's bits. The kernel
+ * (core/cpu_simd.h) runs the columns side by side as the lanes of its vectors. On a
+ * distributed context the sums of each pass cross the ranks (sps_comm_sum) before they are
+ * rounded.
+ */
 static sps_status cpu_gemv_t_cols(sps_context *ctx, int64_t n, int with_xx, int k,
                                   const double *V, int64_t ldv, const double *x, double *h)
 {
+  const sps_cpu_kernels *K = sps_cpu_kernels_current();
   const int total = k + with_xx;
-  sps_csum sums[SPS_COMM_MAX_SUMS];
-  for (int c0 = 0; c0 < total; c0 += SPS_COMM_MAX_SUMS) {
-    const int cc = total - c0 < SPS_COMM_MAX_SUMS ? total - c0 : SPS_COMM_MAX_SUMS;
-    for (int j0 = c0; j0 < c0 + cc; j0 += 4) {
-      const double *c[4];
-      sps_csum out[4];
-      for (int l = 0; l < 4; l++) {
-        const int j = j0 + l < c0 + cc ? j0 + l : j0; /* past the end: repeat the first */
-        c[l] = with_xx && j == 0 ? x : V + (int64_t)(j - with_xx) * ldv;
+  for (int j0 = 0; j0 < total; j0 += SPS_CPU_DOT_COLS) {
+    const int nj = total - j0 < SPS_CPU_DOT_COLS ? total - j0 : SPS_CPU_DOT_COLS;
+    /* columns j0 .. j0+nj-1, x itself first when with_xx and j0 = 0 */
+    const int xx = with_xx && j0 == 0;
+    const double *V0 = V + (int64_t)(j0 + xx - with_xx) * ldv;
+    sps_csum s[SPS_CPU_DOT_COLS];
+    for (int j = 0; j < nj; j++) s[j] = sps_csum_zero();
+#pragma omp parallel if (n > SPS_OMP_MIN)
+    {
+      int64_t lo, hi;
+      cpu_part(n, &lo, &hi);
+      double sh[SPS_CPU_DOT_COLS + 16] = {0}, sl[SPS_CPU_DOT_COLS + 16] = {0};
+      const int64_t tile = cpu_tile(nj);
+      for (int64_t t0 = lo; t0 < hi; t0 += tile) {
+        const int64_t t1 = hi - t0 < tile ? hi : t0 + tile;
+        K->dot_cols(t1 - t0, nj - xx, V0 + t0, ldv, x + t0, xx, sh, sl);
       }
-      cpu_dot4(n, c, x, out);
-      for (int l = 0; l < 4 && j0 + l < c0 + cc; l++) sums[j0 + l - c0] = out[l];
+#pragma omp critical(sps_cpu_dot_cols)
+      cpu_cols_merge(nj, sh, sl, s);
     }
-    SPS_CHECK(sps_comm_sum(ctx, sums, cc, NULL, 0));
-    for (int j = 0; j < cc; j++) h[c0 + j] = sps_csum_value(sums[j]);
+    SPS_CHECK(sps_comm_sum(ctx, s, nj, NULL, 0));
+    for (int j = 0; j < nj; j++) h[j0 + j] = sps_csum_value(s[j]);
   }
   return SPS_SUCCESS;
 }
 
-/* h[j] <- sum_i V[i + j*ldv] * x[i], j < k: each h[j] the bits of cpu_dot, four per pass. */
+/*
+ * The middle of a CGS2 step in one pass over V and w: w <- w - V h, then h2 <- V^T w of the new
+ * w, tile by tile (a tile's rows of w are final once its V h is added, and its tile of V is
+ * still in cache for the second product), as the CUDA backend's correct_dots kernel fuses
+ * them. The bits of cpu_gemv_n followed by cpu_gemv_t: each row of w the same plain sum, each
+ * h2[j] the same TwoSums in the same order over the same thread parts, across the ranks on a
+ * distributed context. k <= SPS_CPU_DOT_COLS.
+ */
+static sps_status cpu_gemv_n_t(sps_context *ctx, int64_t n, int k, const double *V, int64_t ldv,
+                               const double *h, double *w, double *h2)
+{
+  const sps_cpu_kernels *K = sps_cpu_kernels_current();
+  sps_csum s[SPS_CPU_DOT_COLS];
+  for (int j = 0; j < k; j++) s[j] = sps_csum_zero();
+#pragma omp parallel if (n > SPS_OMP_MIN)
+  {
+    int64_t lo, hi;
+    cpu_part(n, &lo, &hi);
+    double sh[SPS_CPU_DOT_COLS + 16] = {0}, sl[SPS_CPU_DOT_COLS + 16] = {0};
+    const int64_t tile = cpu_tile(k);
+    for (int64_t t0 = lo; t0 < hi; t0 += tile) {
+      const int64_t t1 = hi - t0 < tile ? hi : t0 + tile;
+      K->gemv_n(t1 - t0, k, -1.0, V + t0, ldv, h, w + t0, NULL);
+      K->dot_cols(t1 - t0, k, V + t0, ldv, w + t0, 0, sh, sl);
+    }
+#pragma omp critical(sps_cpu_dot_cols)
+    cpu_cols_merge(k, sh, sl, s);
+  }
+  SPS_CHECK(sps_comm_sum(ctx, s, k, NULL, 0));
+  for (int j = 0; j < k; j++) h2[j] = sps_csum_value(s[j]);
+  return SPS_SUCCESS;
+}
+
+/* h[j] <- sum_i V[i + j*ldv] * x[i], j < k: each h[j] the bits of cpu_dot. */
 static sps_status cpu_gemv_t(sps_context *ctx, int64_t n, int k, const double *V, int64_t ldv,
                              const double *x, double *h)
 {
@@ -230,51 +295,47 @@ static sps_status cpu_gemv_t(sps_context *ctx, int64_t n, int k, const double *V
 }
 
 /*
- * y[i] <- y[i] + alpha * sum_j V[i + j*ldv] * h[j]: rows split among threads, one pass over y.
- * The inner sum runs j = 0, 1, ... in plain arithmetic, in chunks of SPS_GEMV_CHUNK columns,
- * exactly as the CUDA backend's kernel does. Four rows at a time are the lanes of one vector:
- * their sums are independent chains (one row's sum waits an addition per column), and each
- * lane performs its row's operations in the row's order, so the bits are those of one row at
- * a time; rows do not interact, so the split among threads changes nothing.
+ * y[i] <- y[i] + alpha * sum_j V[i + j*ldv] * h[j], then, when yy is not NULL, *yy <- y.y of the
+ * new y with cpu_dot's bits (each thread sums its static part in order i, the parts merged as
+ * cpu_dot's reduction merges them, then across the ranks on a distributed context). Rows split
+ * among threads, one pass over y. The inner sum runs j = 0, 1, ... in plain arithmetic, in
+ * chunks of SPS_GEMV_CHUNK columns, exactly as the CUDA backend's kernel does; the kernel's
+ * vectors hold consecutive rows, each lane doing its row's operations in the row's order, so the
+ * bits are those of one row at a time.
  */
-static sps_status cpu_gemv_n(sps_context *ctx, int64_t n, int k, double alpha, const double *V,
-                             int64_t ldv, const double *h, double *y)
+static sps_status cpu_gemv_n_yy(sps_context *ctx, int64_t n, int k, double alpha, const double *V,
+                                int64_t ldv, const double *h, double *y, double *yy)
 {
-  (void)ctx;
+  const sps_cpu_kernels *K = sps_cpu_kernels_current();
+  if (k <= 0 && yy) return cpu_dot(ctx, n, y, y, yy);
   for (int j0 = 0; j0 < k; j0 += SPS_GEMV_CHUNK) {
     const int j1 = k - j0 < SPS_GEMV_CHUNK ? k : j0 + SPS_GEMV_CHUNK;
-#ifdef SPS_CSUM_LANES
-    const int64_t n4 = n / 4;
-#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
-    for (int64_t b = 0; b < n4; b++) {
-      const int64_t i = 4 * b;
-      sps_lanes s0 = {0.0, 0.0}, s1 = {0.0, 0.0};
-      for (int j = j0; j < j1; j++) {
-        const double *v = V + i + (int64_t)j * ldv;
-        const sps_lanes hj = {h[j], h[j]};
-        const sps_lanes v0 = {v[0], v[1]}, v1 = {v[2], v[3]};
-        s0 += v0 * hj;
-        s1 += v1 * hj;
+    const int with_yy = yy && j1 >= k;
+    sps_csum s = sps_csum_zero();
+#pragma omp parallel if (n > SPS_OMP_MIN)
+    {
+      int64_t lo, hi;
+      cpu_part(n, &lo, &hi);
+      sps_csum p = sps_csum_zero();
+      K->gemv_n(hi - lo, j1 - j0, alpha, V + lo + (int64_t)j0 * ldv, ldv, h + j0, y + lo,
+                with_yy ? &p : NULL);
+      if (with_yy) {
+#pragma omp critical(sps_cpu_gemv_n)
+        sps_csum_merge(&s, p);
       }
-      const sps_lanes a = {alpha, alpha};
-      const sps_lanes y0 = {y[i], y[i + 1]}, y1 = {y[i + 2], y[i + 3]};
-      const sps_lanes r0 = y0 + a * s0, r1 = y1 + a * s1;
-      y[i] = r0[0];
-      y[i + 1] = r0[1];
-      y[i + 2] = r1[0];
-      y[i + 3] = r1[1];
     }
-    for (int64_t i = 4 * n4; i < n; i++) {
-#else
-#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
-    for (int64_t i = 0; i < n; i++) {
-#endif
-      double s = 0.0;
-      for (int j = j0; j < j1; j++) s += V[i + (int64_t)j * ldv] * h[j];
-      y[i] += alpha * s;
+    if (with_yy) {
+      SPS_CHECK(sps_comm_sum(ctx, &s, 1, NULL, 0));
+      *yy = sps_csum_value(s);
     }
   }
   return SPS_SUCCESS;
+}
+
+static sps_status cpu_gemv_n(sps_context *ctx, int64_t n, int k, double alpha, const double *V,
+                             int64_t ldv, const double *h, double *y)
+{
+  return cpu_gemv_n_yy(ctx, n, k, alpha, V, ldv, h, y, NULL);
 }
 
 /* S->pq <- p.q; alpha <- rz/pq, or a stop: pq <= 0 (indefinite) or not finite. */
@@ -398,11 +459,12 @@ static sps_status cpu_gmres_workspace(sps_context *ctx, int64_t n, int m, size_t
 /* a[i] = b[i] <- x[i] * inv: a new basis vector into its column of V and into vcur. */
 static void cpu_scale_into_two(int64_t n, double inv, const double *x, double *a, double *b)
 {
-#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
-  for (int64_t i = 0; i < n; i++) {
-    const double v = x[i] * inv;
-    a[i] = v;
-    b[i] = v;
+  const sps_cpu_kernels *K = sps_cpu_kernels_current();
+#pragma omp parallel if (n > SPS_OMP_MIN)
+  {
+    int64_t lo, hi;
+    cpu_part(n, &lo, &hi);
+    K->scale_into_two(hi - lo, inv, x + lo, a + lo, b + lo);
   }
 }
 
@@ -438,13 +500,16 @@ static sps_status cpu_gmres_arnoldi(sps_context *ctx, int64_t n, int m, double *
   ww = h2[0];
   for (int i = 0; i < nc; i++) h[i] = h2[i + 1];
   S->wnorm = sqrt(ww);
-  /* w <- w - V_j h */
-  cpu_gemv_n(ctx, n, nc, -1.0, V, ldv, h, w);
-  /* h2 = V_j^T w; w <- w - V_j h2; H(0:j, j) = h + h2 */
-  SPS_CHECK(cpu_gemv_t(ctx, n, nc, V, ldv, w, h2));
-  cpu_gemv_n(ctx, n, nc, -1.0, V, ldv, h2, w);
+  /* w <- w - V_j h and h2 = V_j^T w in one pass (row tiles); w <- w - V_j h2 and ww = w.w in
+   * one more */
+  if (nc <= SPS_CPU_DOT_COLS && nc <= SPS_GEMV_CHUNK) {
+    SPS_CHECK(cpu_gemv_n_t(ctx, n, nc, V, ldv, h, w, h2));
+  } else {
+    SPS_CHECK(cpu_gemv_n(ctx, n, nc, -1.0, V, ldv, h, w));
+    SPS_CHECK(cpu_gemv_t(ctx, n, nc, V, ldv, w, h2));
+  }
+  SPS_CHECK(cpu_gemv_n_yy(ctx, n, nc, -1.0, V, ldv, h2, w, &ww));
   for (int i = 0; i < nc; i++) h[i] += h2[i];
-  SPS_CHECK(cpu_dot(ctx, n, w, w, &ww));
   S->hnext = sqrt(ww);
   h[j + 1] = S->hnext;
   for (int i = 0; i <= j + 1; i++) col[i] = h[i];
@@ -565,8 +630,13 @@ static sps_status cpu_bicgstab_direction(sps_context *ctx, int64_t n, const doub
   (void)ctx;
   if (S->status != SPS_BICGSTAB_RUNNING) return SPS_SUCCESS;
   const double beta = S->beta, omega = S->omega;
-#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
-  for (int64_t i = 0; i < n; i++) p[i] = r[i] + beta * (p[i] - omega * v[i]);
+  const sps_cpu_kernels *K = sps_cpu_kernels_current();
+#pragma omp parallel if (n > SPS_OMP_MIN)
+  {
+    int64_t lo, hi;
+    cpu_part(n, &lo, &hi);
+    K->bicgstab_direction(hi - lo, beta, omega, r + lo, v + lo, p + lo);
+  }
   return SPS_SUCCESS;
 }
 

@@ -7,6 +7,7 @@
 #endif
 
 #include "comm.h"
+#include "cpu_simd.h"
 #include "internal.h"
 #ifdef SPS_HAVE_CUDA
 #include "cuda_state.h"
@@ -152,10 +153,11 @@ sps_status sps_context_get_device_name(const sps_context *ctx, char *buf, size_t
     return SPS_SUCCESS;
   }
 #endif
+  const char *isa = sps_cpu_isa_name(sps_cpu_isa_current());
 #ifdef _OPENMP
-  snprintf(buf, len, "CPU (%d OpenMP threads)", omp_get_max_threads());
+  snprintf(buf, len, "CPU (%d OpenMP threads, %s)", omp_get_max_threads(), isa);
 #else
-  snprintf(buf, len, "CPU (1 thread, no OpenMP)");
+  snprintf(buf, len, "CPU (1 thread, no OpenMP, %s)", isa);
 #endif
   return SPS_SUCCESS;
 }
@@ -171,10 +173,12 @@ void sps_context_device_key(const sps_context *ctx, char *buf, size_t len)
 #else
   (void)ctx;
 #endif
+  /* the instruction set too: TUNE's timings depend on it */
+  const char *isa = sps_cpu_isa_name(sps_cpu_isa_current());
 #ifdef _OPENMP
-  snprintf(buf, len, "cpu %d threads", omp_get_max_threads());
+  snprintf(buf, len, "cpu %d threads %s", omp_get_max_threads(), isa);
 #else
-  snprintf(buf, len, "cpu 1 thread");
+  snprintf(buf, len, "cpu 1 thread %s", isa);
 #endif
 }
 

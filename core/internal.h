@@ -319,6 +319,9 @@ struct sps_matrix {
   unsigned borrowed; /* SPS_BORROWED_* bits: arrays owned by the caller, never freed here */
   struct sps_dist *dist; /* a distributed matrix (core/dist_matrix.h): the CSR arrays above are
                             then the rank's diagonal block; NULL otherwise */
+  uint64_t values_version; /* counts sps_matrix_scale() calls: a copy of the values made by an
+                              SpMV plan's setup (the CPU's sliced csr-scalar) is refreshed when
+                              it changes */
 };
 
 /* The bits of sps_matrix.borrowed. */

@@ -4,6 +4,12 @@ libspsolve_la_SOURCES += \
 	%reldir%/krylov_state.h \
 	%reldir%/compensated_sum.h \
 	%reldir%/csum_lanes.h \
+	%reldir%/cpu_simd.h \
+	%reldir%/cpu_simd.c \
+	%reldir%/cpu_kernels.h \
+	%reldir%/cpu_kernels_generic.c \
+	%reldir%/cpu_kernels_avx2.c \
+	%reldir%/cpu_kernels_avx512.c \
 	%reldir%/nrm2_scale.h \
 	%reldir%/splitmix64.h \
 	%reldir%/csr_matvec.h \

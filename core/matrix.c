@@ -299,6 +299,7 @@ sps_status sps_matrix_scale(sps_matrix *A, double alpha)
   if (!A) return SPS_ERR_ARGUMENT;
   for (int64_t k = 0; k < A->nnz; k++)
     A->values[k] *= alpha;
+  A->values_version++;
   if (A->d_values) SPS_CHECK(A->ctx->be->scal(A->ctx, A->nnz, alpha, A->d_values));
 #ifdef SPS_HAVE_MPI
   if (A->dist) SPS_CHECK(sps_dist_scale(A, alpha));

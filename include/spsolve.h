@@ -371,7 +371,12 @@ sps_status sps_context_destroy(sps_context **ctx);
 const char *sps_context_last_error(const sps_context *ctx);
 /** The device kind the context runs on (never AUTO) and, for CUDA, its index. */
 sps_status sps_context_get_device(const sps_context *ctx, sps_device_kind *kind, int *index);
-/** A readable device name ("CPU (8 OpenMP threads)", "NVIDIA H100 80GB HBM3"), copied into @p buf. */
+/**
+ * A readable device name, copied into @p buf: "CPU (8 OpenMP threads, avx512)" (the
+ * instruction set the CPU kernels run with: generic, avx2 or avx512, the widest the processor
+ * supports unless the environment variable SPSOLVE_CPU_SIMD names a narrower one), or the
+ * GPU's ("NVIDIA H100 80GB HBM3").
+ */
 sps_status sps_context_get_device_name(const sps_context *ctx, char *buf, size_t len);
 /**
  * Where TUNE keeps its results (one small text file per matrix structure, device and library

@@ -19,6 +19,9 @@ libspsolve_la_SOURCES += \
 	%reldir%/binned.c \
 	%reldir%/ref/kernels.h \
 	%reldir%/ref/csr_scalar.c \
+	%reldir%/ref/csr_sliced.c \
+	%reldir%/ref/csr_sliced_avx2.c \
+	%reldir%/ref/csr_sliced_avx512.c \
 	%reldir%/ref/csr_vector.c \
 	%reldir%/ref/ell.c \
 	%reldir%/ref/coo.c \

@@ -17,6 +17,8 @@ SPS_SPMV_TESTS += %reldir%/kernels/spmv_binned %reldir%/kernels/spmv_binned_gpu
 SPS_SPMV_TESTS += %reldir%/kernels/spmv_cusparse %reldir%/kernels/spmv_cusparse_gpu
 SPS_SPMV_TESTS += %reldir%/kernels/spmv_large %reldir%/kernels/spmv_large_gpu
 SPS_SPMV_TESTS += %reldir%/kernels/spmv_bitwise %reldir%/kernels/spmv_bitwise_gpu
+# spmv_csr_sliced: csr-scalar's sliced copy on the CPU (AVX2, AVX-512F) against the CSR loop.
+SPS_SPMV_TESTS += %reldir%/kernels/spmv_csr_sliced
 check_PROGRAMS += $(SPS_SPMV_TESTS)
 TESTS += $(SPS_SPMV_TESTS)
 EXTRA_DIST += %reldir%/kernels/spmv_check.h
@@ -71,6 +73,8 @@ EXTRA_DIST += %reldir%/kernels/spmv_check.h
 %canon_reldir%_kernels_spmv_large_gpu_SOURCES = %reldir%/kernels/spmv_large.c
 %canon_reldir%_kernels_spmv_large_gpu_CPPFLAGS = $(AM_CPPFLAGS) -DSPS_TEST_GPU
 %canon_reldir%_kernels_spmv_large_gpu_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_spmv_csr_sliced_SOURCES = %reldir%/kernels/spmv_csr_sliced.c
+%canon_reldir%_kernels_spmv_csr_sliced_LDADD = $(TEST_LDADD)
 %canon_reldir%_kernels_spmv_bitwise_SOURCES = %reldir%/kernels/spmv_bitwise.c
 %canon_reldir%_kernels_spmv_bitwise_LDADD = $(TEST_LDADD)
 %canon_reldir%_kernels_spmv_bitwise_gpu_SOURCES = %reldir%/kernels/spmv_bitwise.c

@@ -1,12 +1,15 @@
 # tests/solvers.mk: unit tests of the vector ops and the Krylov solvers, and the solver regressions on the real matrices.
 # The -cuda.sh entries run the same programs on the CUDA backend (SPS_TEST_DEVICE=cuda) and
 # skip (77) without a GPU.
-check_PROGRAMS += tests/unit/vector_ops tests/unit/solvers
-TESTS += tests/unit/vector_ops tests/unit/solvers \
+check_PROGRAMS += tests/unit/vector_ops tests/unit/solvers tests/unit/cpu_simd
+TESTS += tests/unit/vector_ops tests/unit/solvers tests/unit/cpu_simd \
 	%reldir%/unit/vector-ops-cuda.sh %reldir%/unit/solvers-cuda.sh
 EXTRA_DIST += %reldir%/unit/vector-ops-cuda.sh %reldir%/unit/solvers-cuda.sh
 tests_unit_vector_ops_SOURCES = %reldir%/unit/vector_ops.c
 tests_unit_vector_ops_LDADD = $(TEST_LDADD)
+# The CPU backend's vector kernels of each instruction set against the scalar loops, bit for bit.
+tests_unit_cpu_simd_SOURCES = %reldir%/unit/cpu_simd.c
+tests_unit_cpu_simd_LDADD = $(TEST_LDADD)
 tests_unit_solvers_SOURCES = %reldir%/unit/solvers.c
 tests_unit_solvers_LDADD = $(TEST_LDADD)
 check_PROGRAMS += tests/regress/solvers

@@ -26,6 +26,45 @@ void sps_ref_csr_scalar(int64_t nrows, const int64_t *rowptr, const int32_t *col
                         double *y);
 
 /*
+ * The sliced copy of a CSR matrix that the csr-scalar plan keeps on the CPU when the processor
+ * has AVX2 or AVX-512F (SELL-8, Kreutzer et al., SIAM J. Sci. Comput. 36 (2014), C401, with
+ * no sorting): rows in slices of SPS_SLICE consecutive rows, each slice stored column-major to
+ * the length of its longest row, so that the slice's rows are the lanes of vectors loaded
+ * whole: entry d of row SPS_SLICE*s + l sits at offset[s] + SPS_SLICE*d + l; padding entries
+ * (past a row's length, and the rows past nrows in the last slice) hold value 0 and column 0
+ * and are masked out by the row lengths. Every row adds its rounded products in entry order
+ * by TwoSum, as sps_ref_csr_scalar does, so the result has its bits.
+ */
+#define SPS_SLICE 8
+typedef struct sps_csr_sliced {
+  int64_t nrows, nslices;
+  int64_t *offset; /* nslices + 1, multiples of SPS_SLICE */
+  int32_t *width;  /* nslices: the longest row of the slice */
+  int32_t *common; /* nslices: the shortest row (steps below it need no mask) */
+  int32_t *len;    /* SPS_SLICE * nslices: row lengths, 0 past nrows */
+  double *values;  /* offset[nslices] */
+  int32_t *colind; /* offset[nslices] */
+} sps_csr_sliced;
+
+/* Copy the CSR values and columns into a layout whose offset, width, common and len are set. */
+void sps_ref_csr_sliced_fill(sps_csr_sliced *S, const int64_t *rowptr, const int32_t *colind,
+                             const double *values);
+
+/*
+ * y <- alpha*A*x + beta*y from the slices (y not read when beta = 0), with the kernel of isa
+ * (sps_cpu_isa: SPS_CPU_ISA_AVX2 or SPS_CPU_ISA_AVX512; the caller checked that the processor
+ * runs it); OpenMP over slices. The bits of sps_ref_csr_scalar.
+ */
+void sps_ref_csr_sliced(const sps_csr_sliced *S, int isa, double alpha, const double *x,
+                        double beta, double *y);
+
+/* The kernels of one instruction set on slices [s0, s1) (csr_sliced_avx2.c, _avx512.c). */
+void sps_ref_csr_sliced_avx2(const sps_csr_sliced *S, int64_t s0, int64_t s1, double alpha,
+                             const double *x, double beta, double *y);
+void sps_ref_csr_sliced_avx512(const sps_csr_sliced *S, int64_t s0, int64_t s1, double alpha,
+                               const double *x, double beta, double *y);
+
+/*
  * CSR with tpr (1, 2, 4, ..., 32) lanes per row: lane l sums entries l, l+tpr, ... of the row
  * and the lane sums are merged by the same halving tree as the GPU's shuffles.
  */

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "model_problems.h"
+#include "../../core/cpu_simd.h"
 #include "../../core/internal.h" /* the allocation-failure hook */
 #ifdef SPS_HAVE_MPI
 #include "../mpi/dist_ops.h"
@@ -334,6 +335,24 @@ int main(void)
     char name[96];
     snprintf(name, sizeof name, "SpMV plan %s: create, setup, apply", sps_spmv_kind_name((sps_spmv_kind)k));
     alloc_loop(name, op_plan, &pe, &allocs);
+  }
+
+  /* csr-scalar's sliced copy (spmv/csr_scalar.c), made under each instruction set of the
+   * CPU kernels that has one and that this processor runs (AVX2, AVX-512F). */
+  {
+    const sps_cpu_isa isa0 = sps_cpu_isa_current();
+    for (int isa = SPS_CPU_ISA_AVX2; isa < SPS_CPU_ISA_COUNT; isa++) {
+      if (sps_test_cpu_isa_set((sps_cpu_isa)isa) != 0) {
+        sps_diag("%s not run here: no sliced csr-scalar under it", sps_cpu_isa_name((sps_cpu_isa)isa));
+        continue;
+      }
+      plan_env pe = {ctx, C, SPS_SPMV_CSR_SCALAR};
+      char name[96];
+      snprintf(name, sizeof name, "SpMV plan csr-scalar, sliced (%s): create, setup, apply",
+               sps_cpu_isa_name((sps_cpu_isa)isa));
+      alloc_loop(name, op_plan, &pe, &allocs);
+    }
+    sps_test_cpu_isa_set(isa0);
   }
 
   /* Each SpMM variant of the CPU, and AUTO (n = 64 <= the buffer of op_spmm). */
