@@ -536,6 +536,31 @@ static sps_status dist_write_state(sps_context *ctx, void *S, size_t bytes)
   return SPS_SUCCESS;
 }
 
+/*
+ * The host closes a step on the pinned copy of the state, whose history pointer is device
+ * memory: detach_history takes the pointer out before the close (so the shared close code
+ * writes no history) and put_history puts it back and copies ||r|| = sqrt(rr) of the new
+ * iteration to history[it] on the stream (from pageable memory: the copy has taken the value
+ * when cudaMemcpyAsync returns).
+ */
+static double *detach_history(double **history)
+{
+  double *h = *history;
+  *history = NULL;
+  return h;
+}
+
+static sps_status put_history(sps_context *ctx, double **history, double *h, int32_t it,
+                              double rr)
+{
+  *history = h;
+  if (!h) return SPS_SUCCESS;
+  const double norm = sqrt(rr);
+  SPS_CUDA(ctx, cudaMemcpyAsync(h + it, &norm, sizeof norm, cudaMemcpyHostToDevice,
+                                sps_cuda(ctx)->stream));
+  return SPS_SUCCESS;
+}
+
 /* Launch the dots kernel for k <= 4 pairs, partials at column offset col. */
 static sps_status dist_dots(sps_context *ctx, int64_t n, int k, const double *const *x,
                             const double *const *y, int col)
@@ -728,7 +753,9 @@ static sps_status cud_cg_update(sps_context *ctx, int64_t n, const double *p, co
   if (h->status != SPS_CG_RUNNING) return SPS_SUCCESS;
   SPS_CHECK(sps_comm_sum(ctx, sums, 2, NULL, 0));
   const double rr = sps_csum_value(sums[0]);
+  double *history = detach_history(&h->history);
   sps_cg_close_update(h, rr, dinv && !h->deferred ? sps_csum_value(sums[1]) : rr);
+  SPS_CHECK(put_history(ctx, &h->history, history, h->it, h->rr));
   return dist_write_state(ctx, S, sizeof *S);
 }
 
@@ -794,12 +821,18 @@ static sps_status cud_bicgstab_step_b(sps_context *ctx, int64_t n, const double 
                                                      shat, r0hat, x, r, S, cs->dist_partials));
   SPS_CHECK(dist_read(ctx, grid, 2, S, sizeof *S, sums));
   h = dist_state(ctx);
+  double *history = detach_history(&h->history);
   if (h->half) {
     sps_bicgstab_close_step(h, h->ss, h->rho);
   } else {
-    SPS_CHECK(sps_comm_sum(ctx, sums, 2, NULL, 0));
+    sps_status st = sps_comm_sum(ctx, sums, 2, NULL, 0);
+    if (st != SPS_SUCCESS) {
+      h->history = history;
+      return st;
+    }
     sps_bicgstab_close_step(h, sps_csum_value(sums[0]), sps_csum_value(sums[1]));
   }
+  SPS_CHECK(put_history(ctx, &h->history, history, h->it, h->rr));
   return dist_write_state(ctx, S, sizeof *S);
 }
 

@@ -7,9 +7,10 @@ FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer -std=c11 -ffp-contract=off -Wno-unk
 	$(FUZZ_SANITIZE)
 FUZZ_CPPFLAGS = -DHAVE_CONFIG_H -I$(FUZZ_BUILD) -I$(top_srcdir)/include -I$(top_srcdir)/cli \
 	-I$(top_srcdir)/fuzz -D_POSIX_C_SOURCE=200809L
-# The library's C sources but the three that exist only for CUDA and those that exist only for
-# MPI; config.h without SPS_HAVE_CUDA, SPS_HAVE_MPI and SPS_HAVE_METIS.
-FUZZ_LIB_SRCS = $(filter-out core/backend_cuda.c spmv/cusparse.c spmv/spmm_cusparse.c \
+# The library's C sources but those that exist only for CUDA (the CUDA backend's files, the
+# cuSPARSE wrappers) and those that exist only for MPI; config.h without SPS_HAVE_CUDA,
+# SPS_HAVE_MPI and SPS_HAVE_METIS.
+FUZZ_LIB_SRCS = $(filter-out core/backend_cuda%.c spmv/cusparse.c spmv/spmm_cusparse.c \
 	core/comm.c core/halo.c core/dist_%.c core/partition.c spmv/dist.c spmv/ref/dist.c,\
 	$(filter %.c,$(libspsolve_la_SOURCES)))
 FUZZ_OBJECTS = $(FUZZ_LIB_SRCS:%.c=$(FUZZ_BUILD)/obj/%.o) $(FUZZ_BUILD)/obj/cli/options.o \
