@@ -84,11 +84,11 @@ sps_status amg_hierarchy_build(sps_precond *pc, const sps_matrix *A, amg_data *d
 /* Free everything d holds (each pointer may be NULL). */
 void amg_data_free(sps_context *ctx, amg_data *d);
 
-/* The strength threshold of level l: amg.strength (or the coarsening's default when it is
+/* amg_params.c: the strength threshold of level l: amg.strength (or the coarsening's default when it is
  * negative), times AMG_STRENGTH_DECAY^l for aggregation. */
 double amg_level_theta(const sps_precond_params *prm, int l);
 
-/* The most entries a row of P keeps (0: all): amg.interp_max, or the coarsening's default. */
+/* amg_params.c: the most entries a row of P keeps (0: all): amg.interp_max, or the coarsening's default. */
 int amg_interp_max(const sps_precond_params *prm);
 
 /* Matrices in the context's memory (amg_device.c). */

@@ -37,6 +37,7 @@ libspsolve_la_SOURCES += \
 	%reldir%/amg.c \
 	%reldir%/amg_device.c \
 	%reldir%/amg_hierarchy.c \
+	%reldir%/amg_params.c \
 	%reldir%/amg_sa.c \
 	%reldir%/amg_classical.c \
 	%reldir%/amg_mcgs.c \
