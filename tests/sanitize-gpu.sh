@@ -12,9 +12,12 @@
 # are split instead: tests/unit/solvers and tests/unit/krylov_steps run one group of checks per
 # process (racecheck's cost is on the host, so runs side by side finish sooner), and the
 # solvers' own kernels are also reached through the CLI on small bundled matrices with few
-# iterations, each solver with each preconditioner. SANITIZE_ONLY=REGEX keeps the runs whose name matches
-# (e.g. '^solvers-'). Each log line starts with the seconds since its run began. Not a
-# `make check` test: it needs a GPU and minutes.
+# iterations, each solver with each preconditioner. SANITIZE_ONLY=REGEX keeps the runs whose
+# name matches (e.g. '^solvers-'). SANITIZE_SHARDS=K splits each unit solver group and
+# krylov_steps' cuda_vs_cpu into K processes (SPS_TEST_SHARD=i/K, tests/testlib.h: the cases of
+# the program dealt round-robin; under racecheck a GMRES inner iteration takes about a second).
+# Each log line starts with the seconds since its run began. Not a `make check` test: it needs
+# a GPU and minutes.
 set -u
 out=${1:?usage: tests/sanitize-gpu.sh OUTDIR [JOBS] [TIMEOUT_S] [TOOLS...]}
 jobs=${2:-8}
@@ -29,11 +32,29 @@ ksteps="cycle happy edges store_z bicgstab cuda_vs_cpu fused_1000 fused_5003 fus
 cli_runs="cg:none cg:jacobi cg:ic0 cg:cheby cg:bjacobi cg:amg gmres:none gmres:ilu0 gmres:ilut
   gmres:jacobi gmres:amg bicgstab:none bicgstab:ilu0 bicgstab:jacobi"
 
-# One line per run: NAME<TAB>COMMAND...
+shards=${SANITIZE_SHARDS:-1}
+
+# One line per run: TOOL<TAB>NAME<TAB>COMMAND...[<TAB>SHARD]
 list() {
   for t in $tools; do
-    for g in $groups; do printf '%s\tsolvers-%s\ttests/unit/solvers %s\n' "$t" "$g" "$g"; done
-    for g in $ksteps; do printf '%s\tkrylov_steps-%s\ttests/unit/krylov_steps %s\n' "$t" "$g" "$g"; done
+    for g in $groups; do
+      if [ "$shards" -gt 1 ]; then
+        for i in $(seq 0 $((shards - 1))); do
+          printf '%s\tsolvers-%s-%dof%d\ttests/unit/solvers %s\t%d/%d\n' "$t" "$g" "$i" "$shards" "$g" "$i" "$shards"
+        done
+      else
+        printf '%s\tsolvers-%s\ttests/unit/solvers %s\n' "$t" "$g" "$g"
+      fi
+    done
+    for g in $ksteps; do
+      if [ "$shards" -gt 1 ] && [ "$g" = cuda_vs_cpu ]; then
+        for i in 0 1; do
+          printf '%s\tkrylov_steps-%s-%dof2\ttests/unit/krylov_steps %s\t%d/2\n' "$t" "$g" "$i" "$g" "$i"
+        done
+      else
+        printf '%s\tkrylov_steps-%s\ttests/unit/krylov_steps %s\n' "$t" "$g" "$g"
+      fi
+    done
     for p in tests/unit/solver_guards tests/unit/scaling \
       tests/unit/progress tests/unit/wrap_gpu tests/unit/bjacobi tests/unit/vector_ops \
       tests/kernels/spmv_binned_gpu tests/kernels/spgemm_gpu tests/kernels/amg_aggregate_gpu \
@@ -55,12 +76,12 @@ list() {
 }
 
 run_one() {
-  local tool=$1 name=$2 cmd=$3 log rc
+  local tool=$1 name=$2 cmd=$3 shard=${4:-} log rc
   log=$out/$tool-$name.log
   # Each line of the log starts with the seconds since the run began (line-buffered output), so
   # a run stopped by the time limit shows where its time went.
   # shellcheck disable=SC2086
-  SPS_TEST_DEVICE=cuda timeout "$limit" stdbuf -oL -eL ./libtool --mode=execute compute-sanitizer \
+  SPS_TEST_DEVICE=cuda SPS_TEST_SHARD=$shard timeout "$limit" stdbuf -oL -eL ./libtool --mode=execute compute-sanitizer \
     --tool "$tool" --error-exitcode 9 --print-limit 20 $cmd 2>&1 |
     { t0=$(date +%s); while IFS= read -r l; do printf '%5d %s\n' $(( $(date +%s) - t0 )) "$l"; done; } > "$log"
   rc=${PIPESTATUS[0]}
@@ -73,5 +94,5 @@ export -f run_one
 export out limit
 
 list | awk -F'\t' -v re="${SANITIZE_ONLY:-.}" '$2 ~ re' | tr '\t' '\034' |
-  xargs -d '\n' -P "$jobs" -n 1 bash -c 'IFS=$'"'\\034'"' read -r a b c <<< "$1"; run_one "$a" "$b" "$c"' _ |
+  xargs -d '\n' -P "$jobs" -n 1 bash -c 'IFS=$'"'\\034'"' read -r a b c d <<< "$1"; run_one "$a" "$b" "$c" "$d"' _ |
   sort | tee "$out/summary.txt"

@@ -3,8 +3,9 @@
 # skip (77) without a GPU.
 check_PROGRAMS += tests/unit/vector_ops tests/unit/solvers tests/unit/cpu_simd
 TESTS += tests/unit/vector_ops tests/unit/solvers tests/unit/cpu_simd \
-	%reldir%/unit/vector-ops-cuda.sh %reldir%/unit/solvers-cuda.sh
-EXTRA_DIST += %reldir%/unit/vector-ops-cuda.sh %reldir%/unit/solvers-cuda.sh
+	%reldir%/unit/vector-ops-cuda.sh %reldir%/unit/solvers-cuda.sh %reldir%/unit/solvers-shards.sh
+EXTRA_DIST += %reldir%/unit/vector-ops-cuda.sh %reldir%/unit/solvers-cuda.sh \
+	%reldir%/unit/solvers-shards.sh
 tests_unit_vector_ops_SOURCES = %reldir%/unit/vector_ops.c
 tests_unit_vector_ops_LDADD = $(TEST_LDADD)
 # The CPU backend's vector kernels of each instruction set against the scalar loops, bit for bit.

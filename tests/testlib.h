@@ -83,6 +83,32 @@ static inline void sps_bail(const char *fmt, ...)
   exit(SPS_TEST_ERROR);
 }
 
+/*
+ * Shards of a long program (a run under compute-sanitizer's racecheck takes hours in one
+ * process): with SPS_TEST_SHARD=i/k in the environment (0 <= i < k), a loop that asks
+ * sps_case() at the top of each case runs only the cases c = i, i + k, i + 2k, ... of the
+ * program, counted in the order they are met, so the k shards together run every case once.
+ * Unset, every case runs. A malformed value is a hard error (exit 99), never a silent full run.
+ */
+static int sps_case_next_ = 0;
+static inline int sps_case(void)
+{
+  static int shard = -1, shards = 1;
+  if (shard < 0) {
+    const char *e = getenv("SPS_TEST_SHARD");
+    shard = 0;
+    if (e && *e) {
+      char tail;
+      if (sscanf(e, "%d/%d%c", &shard, &shards, &tail) != 2 || shards < 1 || shard < 0 ||
+          shard >= shards) {
+        printf("Bail out! SPS_TEST_SHARD=\"%s\": expected i/k with 0 <= i < k\n", e);
+        exit(SPS_TEST_ERROR);
+      }
+    }
+  }
+  return sps_case_next_++ % shards == shard;
+}
+
 /* Print the plan and return the exit code: 0 when every check passed, 1 otherwise. */
 static inline int sps_done(void)
 {

@@ -1332,8 +1332,8 @@ int main(int argc, char **argv)
     sps_bail("CPU context: %s", sps_context_create_error());
   run_all(gpu, "cuda");
   if (on("cuda_vs_cpu")) {
-    test_cuda_vs_cpu(cpu, gpu, 20001);
-    test_cuda_vs_cpu(cpu, gpu, 3000);
+    if (sps_case()) test_cuda_vs_cpu(cpu, gpu, 20001);
+    if (sps_case()) test_cuda_vs_cpu(cpu, gpu, 3000);
   }
   /* The fused cycle needs thread-block clusters: sm_90 and later. */
   char name[256] = "";

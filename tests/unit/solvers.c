@@ -228,6 +228,7 @@ static void test_jacobi_scaled(void)
   scale_sym(&p2, 11);
   scale_sym(&cd, 12);
   for (int t = 0; t < SPS_SOLVER_TYPE_COUNT; t++) {
+    if (!sps_case()) continue;
     const csr *M = t == SPS_SOLVER_CG ? &p2 : &cd;
     const char *what = t == SPS_SOLVER_CG ? "scaled 2-D Poisson" : "scaled convection-diffusion";
     opts o = defaults((sps_solver_type)t);
@@ -273,6 +274,7 @@ static void test_known_solutions(void)
   const sps_precond_type pcs[] = {SPS_PRECOND_NONE, SPS_PRECOND_JACOBI};
 
   for (int k = 0; k < 2; k++) {
+    if (!sps_case()) continue;
     opts o = defaults(SPS_SOLVER_CG);
     o.pc = pcs[k];
     int its = check_solve("1-D Poisson n=100", &p1, &o, 1e-5);
@@ -285,6 +287,7 @@ static void test_known_solutions(void)
     check_solve("1x1", &m1, &o, 1e-12);
   }
   for (int k = 0; k < 2; k++) {
+    if (!sps_case()) continue;
     opts o = defaults(SPS_SOLVER_BICGSTAB);
     o.pc = pcs[k];
     check_solve("convection-diffusion 15x15", &cd, &o, 1e-6);
@@ -297,6 +300,7 @@ static void test_known_solutions(void)
   for (int k = 0; k < 2; k++)
     for (int q = 0; q < 2; q++)
       for (int m = 0; m < 4; m++) {
+        if (!sps_case()) continue;
         opts o = defaults(SPS_SOLVER_GMRES);
         o.pc = pcs[k];
         o.orthog = orth[q];
@@ -307,6 +311,7 @@ static void test_known_solutions(void)
           sps_ok(its <= 225, "full GMRES (restart 300 > n = 225) needs <= n iterations (%d)", its);
       }
   for (int q = 0; q < 2; q++) {
+    if (!sps_case()) continue;
     opts o = defaults(SPS_SOLVER_GMRES);
     o.orthog = orth[q];
     check_solve("1x1", &m1, &o, 1e-12);
@@ -368,6 +373,7 @@ static void test_reasons(void)
 
   /* b = 0 gives x = 0 in 0 iterations, whatever x0 was. */
   for (int t = 0; t < SPS_SOLVER_TYPE_COUNT; t++) {
+    if (!sps_case()) continue;
     opts o = defaults((sps_solver_type)t);
     for (int i = 0; i < n; i++) {
       b[i] = 0.0;
@@ -382,6 +388,7 @@ static void test_reasons(void)
 
   /* An initial guess that already solves the system takes 0 iterations. */
   for (int t = 0; t < SPS_SOLVER_TYPE_COUNT; t++) {
+    if (!sps_case()) continue;
     opts o = defaults((sps_solver_type)t);
     for (int i = 0; i < n; i++)
       x[i] = 1.0;
@@ -394,6 +401,7 @@ static void test_reasons(void)
 
   /* The iteration limit. */
   for (int t = 0; t < SPS_SOLVER_TYPE_COUNT; t++) {
+    if (!sps_case()) continue;
     opts o = defaults((sps_solver_type)t);
     o.maxit = 3;
     for (int i = 0; i < n; i++) {
@@ -407,6 +415,7 @@ static void test_reasons(void)
 
   /* NaN in b. */
   for (int t = 0; t < SPS_SOLVER_TYPE_COUNT; t++) {
+    if (!sps_case()) continue;
     opts o = defaults((sps_solver_type)t);
     for (int i = 0; i < n; i++) {
       b[i] = 1.0;
@@ -420,6 +429,7 @@ static void test_reasons(void)
 
   /* atol only: rtol 0, atol 1e-6. And atol above rtol*||b||: the atol bound is the one met. */
   for (int t = 0; t < SPS_SOLVER_TYPE_COUNT; t++) {
+    if (!sps_case()) continue;
     opts o = defaults((sps_solver_type)t);
     o.rtol = 0.0;
     o.atol = 1e-6;
@@ -446,7 +456,7 @@ static void test_reasons(void)
   csr_free(&p2);
 
   /* CG on an indefinite matrix: diag(1, -2), b = (1, 1): p.Ap = -1. */
-  {
+  if (sps_case()) {
     const double d[2] = {1.0, -2.0};
     csr D = diagonal(2, d);
     double b2[2] = {1.0, 1.0}, x2[2] = {0.0, 0.0};
@@ -458,7 +468,7 @@ static void test_reasons(void)
   }
   /* CG on -A (A SPD, so a negative diagonal): solved as (-A) x = -b, with and without Jacobi
    * (whose M = -D would otherwise be negative definite). */
-  {
+  if (sps_case()) {
     csr M = poisson1d(10);
     for (int64_t k = 0; k < M.nnz; k++)
       M.v[k] = -M.v[k];
@@ -481,7 +491,7 @@ static void test_reasons(void)
   }
   /* Jacobi-CG where (r, M^-1 r) < 0 at the start: A = [[2, 1], [1, -1]] (a diagonal of both
    * signs: not negated), b = (0, 1): z = D^-1 b = (0, -1), r.z = -1. */
-  {
+  if (sps_case()) {
     csr M;
     csr_init(&M, 2, 4);
     csr_add(&M, 0, 2.0);
@@ -500,7 +510,7 @@ static void test_reasons(void)
   }
   /* BiCGSTAB on the rotation [[0, 1], [-1, 0]]: (rhat, A r) = 0 for every r, a breakdown;
    * GMRES solves it in 2 iterations. */
-  {
+  if (sps_case()) {
     csr R;
     csr_init(&R, 2, 2);
     csr_add(&R, 1, 1.0);
@@ -521,7 +531,7 @@ static void test_reasons(void)
   }
   /* GMRES on diag(0, 1), b = e_1: A v_1 = 0, the rotated diagonal is 0 and x cannot move, a
    * breakdown whichever loop runs it (CGS2 device-driven, MGS host-driven). */
-  {
+  if (sps_case()) {
     const double d[2] = {0.0, 1.0};
     csr D = diagonal(2, d);
     for (int q = 0; q < 2; q++) {
@@ -557,6 +567,7 @@ static void test_history_monitor_api(void)
   sps_vector_create(ctx, &vx, n);
 
   for (int t = 0; t < SPS_SOLVER_TYPE_COUNT; t++) {
+    if (!sps_case()) continue;
     sps_solver *s = NULL;
     sps_solver_create(ctx, &s, (sps_solver_type)t);
     const char *name = sps_solver_type_name((sps_solver_type)t);
@@ -636,7 +647,7 @@ static void test_history_monitor_api(void)
   }
 
   /* GMRES: a restart changed after setup rebuilds the basis. */
-  {
+  if (sps_case()) {
     sps_solver *s = NULL;
     sps_solver_create(ctx, &s, SPS_SOLVER_GMRES);
     sps_solver_setup(s, A);
@@ -650,7 +661,7 @@ static void test_history_monitor_api(void)
   }
 
   /* A rectangular matrix is refused at setup. */
-  {
+  if (sps_case()) {
     int64_t rp[3] = {0, 1, 2};
     int32_t ci[2] = {0, 2};
     double v[2] = {1.0, 1.0};
@@ -753,6 +764,7 @@ static void test_monitor_batches(void)
       {SPS_SOLVER_BICGSTAB, SPS_PRECOND_NONE, 30, 100},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    if (!sps_case()) continue;
     opts o = defaults(cases[c].type);
     o.pc = cases[c].pc;
     o.restart = cases[c].restart;
@@ -808,7 +820,7 @@ static void test_monitor_batches(void)
   }
 
   /* The orthogonalisation changed after setup rebuilds GMRES for the host-driven MGS loop. */
-  {
+  if (sps_case()) {
     opts o = defaults(SPS_SOLVER_GMRES);
     sps_solver *s = make_solver(&o);
     sps_solver_set_history(s, 1);
@@ -948,6 +960,7 @@ static void test_flexible(void)
   for (int p = 0; p < 2; p++)
     for (int q = 0; q < 2; q++)
       for (int m = 0; m < 2; m++) {
+        if (!sps_case()) continue;
         opts o = defaults(SPS_SOLVER_GMRES);
         o.pc = pcs[p];
         o.orthog = orth[q];
@@ -974,7 +987,7 @@ static void test_flexible(void)
       }
 
   /* CG ignores the flag: the same iterations and the same x (up to the order of reductions). */
-  {
+  if (sps_case()) {
     csr p2 = grid2d(20, 0.0);
     const int64_t n2 = p2.n;
     double *b2 = malloc((size_t)n2 * sizeof(double)), *y0 = calloc((size_t)n2, sizeof(double));
@@ -1011,6 +1024,7 @@ static void test_flexible(void)
   sps_vector_create(ctx, &vx, n);
   const int cpu = ctx->kind == SPS_DEVICE_CPU;
   for (int q = 0; q < 2; q++) {
+    if (!sps_case()) continue;
     opts o = defaults(SPS_SOLVER_GMRES);
     o.pc = SPS_PRECOND_JACOBI;
     o.orthog = orth[q];
@@ -1176,6 +1190,7 @@ static void test_zero_guess_and_report(void)
 {
   const char *where = ctx->kind == SPS_DEVICE_CPU ? "cpu" : "cuda";
   for (int c = 0; c < 3; c++) {
+    if (!sps_case()) continue;
     const sps_solver_type type = c == 0 ? SPS_SOLVER_CG : c == 1 ? SPS_SOLVER_GMRES : SPS_SOLVER_AUTO;
     csr M = grid2d(30, c == 1 ? 0.4 : 0.0);
     const int64_t n = M.n;
