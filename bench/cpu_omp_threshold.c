@@ -8,7 +8,7 @@
  * run opens its parallel region:
  *     ./configure --without-cuda CPPFLAGS='-DSPS_OMP_MIN=0 -DSPS_SLICED_OMP_MIN=0'
  * The length where the 2-thread time falls below the 1-thread time is the threshold to set
- * (SPS_OMP_MIN in core/backend_cpu.c, SPS_SLICED_OMP_MIN in spmv/ref/csr_sliced.c).
+ * (SPS_OMP_MIN in core/omp_csum.h, SPS_SLICED_OMP_MIN in spmv/ref/csr_sliced.c).
  * Last, the copy bandwidth of the thread count: y <- x over 64 MiB vectors by an OpenMP
  * loop (static split; bytes read + written per second, median of 11 copies after one), the
  * bound a memory-bound iteration meets with that many threads (solve-bench's own figure is one

@@ -11,40 +11,7 @@
 #include "cpu_simd.h"
 #include "internal.h"
 #include "nrm2_scale.h"
-
-/* Loops shorter than this run on one thread: the fork costs more than the work. The split of a
- * compensated sum among the threads is part of its order (core/cpu_simd.h), so moving this
- * bound moves the vector lengths at which a 2-thread sum is split: bench/cpu-omp-threshold.c
- * measures it. Defined here unless the build overrides it (for that measurement). */
-#ifndef SPS_OMP_MIN
-#define SPS_OMP_MIN 8192
-#endif
-
-/* Every reduction adds rounded products into compensated sums (core/compensated_sum.h), so
- * its result does not depend on the number of threads, and matches the CUDA backend's. On a
- * distributed context each reduction merges the ranks' sums (sps_comm_sum, core/comm.h)
- * before rounding them, so neither does it depend on the number of ranks. */
-#pragma omp declare reduction(csum : sps_csum : sps_csum_merge(&omp_out, omp_in)) \
-    initializer(omp_priv = sps_csum_zero())
-
-/*
- * The part [lo, hi) of n elements that the calling thread of a parallel region takes: the split
- * of OpenMP's schedule(static) without a chunk size (libgomp's and libomp's: the first n mod
- * nt threads take one more), so that a kernel of core/cpu_simd.h run on each part sums each
- * part in the order the `omp for schedule(static)` loops it replaces did, and every
- * compensated sum keeps its bits.
- */
-static void cpu_part(int64_t n, int64_t *lo, int64_t *hi)
-{
-#ifdef _OPENMP
-  const int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
-#else
-  const int64_t t = 0, nt = 1;
-#endif
-  const int64_t q = n / nt, extra = n % nt;
-  *lo = q * t + (t < extra ? t : extra);
-  *hi = *lo + q + (t < extra);
-}
+#include "omp_csum.h"
 
 static sps_status cpu_malloc(sps_context *ctx, void **p, size_t bytes, const char *what)
 {
@@ -110,7 +77,7 @@ static sps_status cpu_axpby(sps_context *ctx, int64_t n, double a, const double 
 #pragma omp parallel if (n > SPS_OMP_MIN)
   {
     int64_t lo, hi;
-    cpu_part(n, &lo, &hi);
+    sps_omp_part(n, &lo, &hi);
     K->axpby(hi - lo, a, x + lo, b, y + lo);
   }
   return SPS_SUCCESS;
@@ -238,7 +205,7 @@ static sps_status cpu_gemv_t_cols(sps_context *ctx, int64_t n, int with_xx, int 
 #pragma omp parallel if (n > SPS_OMP_MIN)
     {
       int64_t lo, hi;
-      cpu_part(n, &lo, &hi);
+      sps_omp_part(n, &lo, &hi);
       double sh[SPS_CPU_DOT_COLS + 16] = {0}, sl[SPS_CPU_DOT_COLS + 16] = {0};
       const int64_t tile = cpu_tile(nj);
       for (int64_t t0 = lo; t0 < hi; t0 += tile) {
@@ -271,7 +238,7 @@ static sps_status cpu_gemv_n_t(sps_context *ctx, int64_t n, int k, const double 
 #pragma omp parallel if (n > SPS_OMP_MIN)
   {
     int64_t lo, hi;
-    cpu_part(n, &lo, &hi);
+    sps_omp_part(n, &lo, &hi);
     double sh[SPS_CPU_DOT_COLS + 16] = {0}, sl[SPS_CPU_DOT_COLS + 16] = {0};
     const int64_t tile = cpu_tile(k);
     for (int64_t t0 = lo; t0 < hi; t0 += tile) {
@@ -315,7 +282,7 @@ static sps_status cpu_gemv_n_yy(sps_context *ctx, int64_t n, int k, double alpha
 #pragma omp parallel if (n > SPS_OMP_MIN)
     {
       int64_t lo, hi;
-      cpu_part(n, &lo, &hi);
+      sps_omp_part(n, &lo, &hi);
       sps_csum p = sps_csum_zero();
       K->gemv_n(hi - lo, j1 - j0, alpha, V + lo + (int64_t)j0 * ldv, ldv, h + j0, y + lo,
                 with_yy ? &p : NULL);
@@ -346,6 +313,17 @@ static sps_status cpu_cg_alpha(sps_context *ctx, int64_t n, const double *p, con
   double pq;
   SPS_CHECK(cpu_dot(ctx, n, p, q, &pq));
   sps_cg_close_alpha(S, pq);
+  return SPS_SUCCESS;
+}
+
+/* cg_alpha once the solver's product has summed p.q (its thread parts and merges those of
+ * cpu_dot): across the ranks, then alpha. */
+static sps_status cpu_cg_alpha_sum(sps_context *ctx, const sps_csum *pq, sps_cg_state *S)
+{
+  if (S->status != SPS_CG_RUNNING) return SPS_SUCCESS;
+  sps_csum s = *pq;
+  SPS_CHECK(sps_comm_sum(ctx, &s, 1, NULL, 0));
+  sps_cg_close_alpha(S, sps_csum_value(s));
   return SPS_SUCCESS;
 }
 
@@ -463,7 +441,7 @@ static void cpu_scale_into_two(int64_t n, double inv, const double *x, double *a
 #pragma omp parallel if (n > SPS_OMP_MIN)
   {
     int64_t lo, hi;
-    cpu_part(n, &lo, &hi);
+    sps_omp_part(n, &lo, &hi);
     K->scale_into_two(hi - lo, inv, x + lo, a + lo, b + lo);
   }
 }
@@ -634,7 +612,7 @@ static sps_status cpu_bicgstab_direction(sps_context *ctx, int64_t n, const doub
 #pragma omp parallel if (n > SPS_OMP_MIN)
   {
     int64_t lo, hi;
-    cpu_part(n, &lo, &hi);
+    sps_omp_part(n, &lo, &hi);
     K->bicgstab_direction(hi - lo, beta, omega, r + lo, v + lo, p + lo);
   }
   return SPS_SUCCESS;
@@ -660,6 +638,7 @@ const sps_backend sps_backend_cpu = {
     .gemv_t = cpu_gemv_t,
     .gemv_n = cpu_gemv_n,
     .cg_alpha = cpu_cg_alpha,
+    .cg_alpha_sum = cpu_cg_alpha_sum,
     .cg_update = cpu_cg_update,
     .cg_rz = cpu_cg_rz,
     .cg_direction = cpu_cg_direction,

@@ -141,6 +141,9 @@ typedef struct sps_backend {
    *                 solver between cg_update and cg_rz): S->rz <- r.z, beta, the
    *                 indefiniteness test; cg_update then computes only x, r, rr and the
    *                 stopping test. Optional (CG then accepts diagonal preconditioners only)
+   *   cg_alpha_sum  cg_alpha with p.q already summed (*pq, this rank's terms, with the
+   *                 bits cg_alpha's dot would give them): the solver's product formed it
+   *                 while it made q (sps_spmv_apply_dot). Optional (CPU)
    */
   sps_status (*cg_alpha)(sps_context *ctx, int64_t n, const double *p, const double *q,
                          sps_cg_state *S);
@@ -150,6 +153,7 @@ typedef struct sps_backend {
                              const sps_cg_state *S);
   sps_status (*cg_rz)(sps_context *ctx, int64_t n, const double *r, const double *z,
                       sps_cg_state *S);
+  sps_status (*cg_alpha_sum)(sps_context *ctx, const sps_csum *pq, sps_cg_state *S);
   /*
    * Device-driven GMRES(m) steps (core/krylov_state.h, struct sps_gmres_state): H, R, the
    * rotations, g, y and the partials stay in the context's memory; one inner iteration is the

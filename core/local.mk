@@ -17,6 +17,7 @@ libspsolve_la_SOURCES += \
 	%reldir%/memory.c \
 	%reldir%/context.c \
 	%reldir%/backend_cpu.c \
+	%reldir%/omp_csum.h \
 	%reldir%/block_ops.h \
 	%reldir%/backend_cpu_block.c \
 	%reldir%/vector.c \

@@ -31,7 +31,8 @@
  * SPS_DIVERGED_BREAKDOWN when it is finite (the scalars overflowed, or M^-1 r did).
  *
  * Execution: one iteration is an SpMV and three fused backend steps (cg_alpha, cg_update,
- * cg_direction; see core/krylov_state.h) whose scalars stay in the backend's memory, so the
+ * cg_direction; see core/krylov_state.h) whose scalars stay in the backend's memory (on the
+ * CPU the product forms (p, q) as it makes q, and cg_alpha_sum takes the sum), so the
  * host issues a batch of iterations without waiting and reads the state back once per
  * batch. A step that finds the state stopped does nothing, so the iteration count is exact
  * however long the batch. Where the backend records graphs, a fixed group of iterations is
@@ -52,6 +53,7 @@ typedef struct cg_work {
   double *q;          /* A p */
   double *xw;         /* the iterate (x is copied in and out, so graphs see fixed addresses) */
   const double *dinv; /* the preconditioner's inverse diagonal, or NULL */
+  int fused_pq;       /* (p, q) formed by the product itself (sps_spmv_apply_dot, CPU) */
   sps_cg_state *S;    /* the scalar state, in the backend's memory */
   double *history;    /* maxit + 1 norms in the backend's memory, or NULL */
   void *graph;        /* CG_GRAPH_ITERATIONS iterations, or NULL */
@@ -80,8 +82,15 @@ static sps_status cg_issue(sps_solver *s, void *work)
   sps_context *ctx = s->ctx;
   const sps_backend *be = ctx->be;
   double *z = w->z ? w->z : s->r;
-  SPS_CHECK(sps_solver_operator(s, w->p, w->q));
-  SPS_CHECK(be->cg_alpha(ctx, s->n, w->p, w->q, w->S));
+  if (w->fused_pq) {
+    /* q <- A p and (p, q) in one pass, with the bits of the two apart */
+    sps_csum pq;
+    SPS_CHECK(sps_solver_operator_dot(s, w->p, w->q, &pq));
+    SPS_CHECK(be->cg_alpha_sum(ctx, &pq, w->S));
+  } else {
+    SPS_CHECK(sps_solver_operator(s, w->p, w->q));
+    SPS_CHECK(be->cg_alpha(ctx, s->n, w->p, w->q, w->S));
+  }
   SPS_CHECK(be->cg_update(ctx, s->n, w->p, w->q, w->dinv, w->xw, s->r, z, w->S));
   if (w->general) {
     /* z <- M^-1 r, then rz <- (r, z) and beta */
@@ -107,6 +116,7 @@ static sps_status cg_setup(sps_solver *s)
   s->work = w;
   w->dinv = sps_precond_diagonal_inverse(s->pc);
   w->general = general;
+  w->fused_pq = be->cg_alpha_sum && sps_solver_operator_fuses_dot(s);
   if (w->dinv || general) SPS_TRY(sps_solver_vec_alloc(s, &w->z, "CG z"));
   SPS_TRY(sps_solver_vec_alloc(s, &w->p, "CG p"));
   SPS_TRY(sps_solver_vec_alloc(s, &w->q, "CG q"));

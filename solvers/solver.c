@@ -144,6 +144,16 @@ sps_status sps_solver_operator(sps_solver *s, const double *x, double *y)
   return sps_spmv_apply_raw(s->plan, s->sign, x, 0.0, y);
 }
 
+int sps_solver_operator_fuses_dot(const sps_solver *s)
+{
+  return sps_spmv_plan_fuses_dot(s->plan);
+}
+
+sps_status sps_solver_operator_dot(sps_solver *s, const double *x, double *y, sps_csum *xy)
+{
+  return sps_spmv_apply_dot(s->plan, s->sign, x, y, xy);
+}
+
 sps_status sps_solver_residual(sps_solver *s, const double *b, const double *x, double *r,
                                double *norm)
 {

@@ -133,6 +133,12 @@ struct sps_solver {
 /* y <- sign*A x: the operator every method iterates with. */
 sps_status sps_solver_operator(sps_solver *s, const double *x, double *y);
 
+/* The same, and *xy <- the compensated sum of x_i y_i with the bits of the backend's dot
+ * (sps_spmv_apply_dot), where the operator's plan forms it in the same pass (the CPU's
+ * csr-scalar on a square matrix). */
+int sps_solver_operator_fuses_dot(const sps_solver *s);
+sps_status sps_solver_operator_dot(sps_solver *s, const double *x, double *y, sps_csum *xy);
+
 /* The monitor, with the iteration counted on from earlier tries (it_offset). */
 void sps_solver_monitor(sps_solver *s, int it, double rnorm);
 

@@ -1,5 +1,6 @@
 /* csr_scalar.c: the csr-scalar SpMV variant: plain CSR, one row per thread; on the CPU, a sliced copy (SELL-8) where the processor has AVX2 or AVX-512F. */
 #include "../core/cpu_simd.h"
+#include "../core/omp_csum.h"
 #include "ref/kernels.h"
 #include "spmv_internal.h"
 #ifdef SPS_HAVE_CUDA
@@ -132,6 +133,35 @@ static sps_status csr_scalar_apply(sps_spmv_plan *plan, double alpha, const doub
   return SPS_SUCCESS;
 }
 
+/*
+ * The product and (x, y) in one pass (sps_ref_csr_sliced_dot) where the sliced copy exists and
+ * A is square. Not where the threads would split them differently: the product alone forks
+ * from SPS_SLICED_OMP_MIN rows and the dot from SPS_OMP_MIN, so between the two bounds, with
+ * more than one thread, the product apart runs on all of them and the fused pass on one.
+ */
+static int csr_scalar_fuses_dot(const sps_spmv_plan *plan)
+{
+  const sps_matrix *A = plan->A;
+  if (plan->ctx->kind != SPS_DEVICE_CPU || !plan->data || A->nrows != A->ncols) return 0;
+#ifdef _OPENMP
+  if (omp_get_max_threads() > 1 && A->nrows <= SPS_OMP_MIN) return 0;
+#endif
+  return 1;
+}
+
+static sps_status csr_scalar_apply_dot(sps_spmv_plan *plan, double alpha, const double *x,
+                                       double *y, sps_csum *xy)
+{
+  const sps_matrix *A = plan->A;
+  csr_scalar_data *d = plan->data;
+  if (d->values_version != A->values_version) {
+    sps_ref_csr_sliced_fill(&d->S, A->rowptr, A->colind, A->values);
+    d->values_version = A->values_version;
+  }
+  sps_ref_csr_sliced_dot(&d->S, d->isa, A->rowptr, A->colind, A->values, alpha, x, y, xy);
+  return SPS_SUCCESS;
+}
+
 static void csr_scalar_destroy(sps_spmv_plan *plan)
 {
   sliced_free(plan->data);
@@ -146,4 +176,6 @@ const sps_spmv_variant sps_spmv_variant_csr_scalar = {
     .setup = csr_scalar_setup,
     .apply = csr_scalar_apply,
     .destroy = csr_scalar_destroy,
+    .fuses_dot = csr_scalar_fuses_dot,
+    .apply_dot = csr_scalar_apply_dot,
 };

@@ -303,6 +303,21 @@ sps_status sps_spmv_apply_raw(sps_spmv_plan *plan, double alpha, const double *x
   return plan->variant->apply(plan, alpha, x, beta, y);
 }
 
+int sps_spmv_plan_fuses_dot(const sps_spmv_plan *plan)
+{
+  return plan && plan->is_setup && !plan->dist && plan->variant && plan->variant->fuses_dot &&
+         plan->variant->apply_dot && plan->variant->fuses_dot(plan);
+}
+
+sps_status sps_spmv_apply_dot(sps_spmv_plan *plan, double alpha, const double *x, double *y,
+                              sps_csum *xy)
+{
+  if (!sps_spmv_plan_fuses_dot(plan))
+    SPS_FAIL(plan->ctx, SPS_ERR_UNSUPPORTED, "sps_spmv_apply_dot: the %s plan forms no dot",
+             sps_spmv_kind_name(plan->kind));
+  return plan->variant->apply_dot(plan, alpha, x, y, xy);
+}
+
 sps_status sps_spmv_apply(sps_spmv_plan *plan, double alpha, const sps_vector *x, double beta,
                           sps_vector *y)
 {

@@ -27,6 +27,13 @@ typedef struct sps_spmv_variant {
   sps_status (*setup)(sps_spmv_plan *plan);
   sps_status (*apply)(sps_spmv_plan *plan, double alpha, const double *x, double beta, double *y);
   void (*destroy)(sps_spmv_plan *plan);
+  /* Optional (CPU): y <- alpha*A*x for square A, and in the same pass *xy <- the compensated
+   * sum of x_i y_i with the thread parts, order and merges of the CPU backend's dot, so the
+   * bits of apply followed by that dot (core/omp_csum.h). fuses_dot says whether this plan
+   * runs it, and faster than the two apart. */
+  int (*fuses_dot)(const sps_spmv_plan *plan);
+  sps_status (*apply_dot)(sps_spmv_plan *plan, double alpha, const double *x, double *y,
+                          sps_csum *xy);
 } sps_spmv_variant;
 
 struct sps_spmv_plan {
@@ -199,6 +206,14 @@ int sps_spmv_candidates(const sps_matrix *A, sps_device_kind device, int compute
 /* y <- alpha*A*x + beta*y on raw arrays of the context's memory space (solvers use this). */
 sps_status sps_spmv_apply_raw(sps_spmv_plan *plan, double alpha, const double *x, double beta,
                               double *y);
+
+/* Whether sps_spmv_apply_dot serves this set-up plan (its variant's fuses_dot; never on a
+ * distributed matrix), and y <- alpha*A*x with *xy <- the compensated sum of x_i y_i, the bits
+ * of sps_spmv_apply_raw(plan, alpha, x, 0, y) followed by the CPU backend's dot of x and y
+ * (SPS_ERR_UNSUPPORTED where it does not serve). CG forms (p, Ap) this way on the CPU. */
+int sps_spmv_plan_fuses_dot(const sps_spmv_plan *plan);
+sps_status sps_spmv_apply_dot(sps_spmv_plan *plan, double alpha, const double *x, double *y,
+                              sps_csum *xy);
 
 /*
  * Row statistics of a CSR matrix, computed once at setup by the variants and the AUTO rule:

@@ -19,6 +19,9 @@ SPS_SPMV_TESTS += %reldir%/kernels/spmv_large %reldir%/kernels/spmv_large_gpu
 SPS_SPMV_TESTS += %reldir%/kernels/spmv_bitwise %reldir%/kernels/spmv_bitwise_gpu
 # spmv_csr_sliced: csr-scalar's sliced copy on the CPU (AVX2, AVX-512F) against the CSR loop.
 SPS_SPMV_TESTS += %reldir%/kernels/spmv_csr_sliced
+# spmv_dot: csr-scalar's product and (x, y) in one pass (CG's (p, Ap) on the CPU) against the two
+# apart, bit for bit, on 1 to 3 threads.
+SPS_SPMV_TESTS += %reldir%/kernels/spmv_dot
 check_PROGRAMS += $(SPS_SPMV_TESTS)
 TESTS += $(SPS_SPMV_TESTS)
 EXTRA_DIST += %reldir%/kernels/spmv_check.h
@@ -75,6 +78,8 @@ EXTRA_DIST += %reldir%/kernels/spmv_check.h
 %canon_reldir%_kernels_spmv_large_gpu_LDADD = $(TEST_LDADD)
 %canon_reldir%_kernels_spmv_csr_sliced_SOURCES = %reldir%/kernels/spmv_csr_sliced.c
 %canon_reldir%_kernels_spmv_csr_sliced_LDADD = $(TEST_LDADD)
+%canon_reldir%_kernels_spmv_dot_SOURCES = %reldir%/kernels/spmv_dot.c
+%canon_reldir%_kernels_spmv_dot_LDADD = $(TEST_LDADD)
 %canon_reldir%_kernels_spmv_bitwise_SOURCES = %reldir%/kernels/spmv_bitwise.c
 %canon_reldir%_kernels_spmv_bitwise_LDADD = $(TEST_LDADD)
 %canon_reldir%_kernels_spmv_bitwise_gpu_SOURCES = %reldir%/kernels/spmv_bitwise.c

@@ -14,6 +14,7 @@
 #include "kernels.h"
 
 #include "../../core/cpu_simd.h"
+#include "../../core/omp_csum.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -69,3 +70,58 @@ void sps_ref_csr_sliced(const sps_csr_sliced *S, int isa, double alpha, const do
 #endif
   }
 }
+
+/* Slices [s0, s1) with the kernel of isa. */
+static void sliced_run(const sps_csr_sliced *S, int isa, int64_t s0, int64_t s1, double alpha,
+                       const double *x, double *y)
+{
+#ifdef SPS_CPU_HAVE_X86
+  if (isa == SPS_CPU_ISA_AVX512)
+    sps_ref_csr_sliced_avx512(S, s0, s1, alpha, x, 0.0, y);
+  else
+    sps_ref_csr_sliced_avx2(S, s0, s1, alpha, x, 0.0, y);
+#else
+  (void)S, (void)isa, (void)s0, (void)s1, (void)alpha, (void)x, (void)y;
+#endif
+}
+
+/* Whole slices made in one call before their rows' terms are added (256 rows: x and y of the
+ * run stay in the first-level cache). */
+#define SPS_SLICED_DOT_RUN 32
+
+void sps_ref_csr_sliced_dot(const sps_csr_sliced *S, int isa, const int64_t *rowptr,
+                            const int32_t *colind, const double *values, double alpha,
+                            const double *x, double *y, sps_csum *xy)
+{
+  const int64_t n = S->nrows;
+  sps_csum dot = sps_csum_zero();
+#pragma omp parallel reduction(csum : dot) if (n > SPS_OMP_MIN)
+  {
+    int64_t lo, hi;
+    sps_omp_part(n, &lo, &hi);
+    int64_t i = lo;
+    while (i < hi) {
+      const int64_t s = i / SPS_SLICE, i0 = s * SPS_SLICE;
+      int64_t end;
+      if (i == i0 && (i0 + SPS_SLICE <= hi || hi == n)) {
+        /* whole slices from s: as many as [i, hi) holds, at most a run */
+        int64_t s1 = hi == n ? S->nslices : hi / SPS_SLICE;
+        if (s1 - s > SPS_SLICED_DOT_RUN) s1 = s + SPS_SLICED_DOT_RUN;
+        sliced_run(S, isa, s, s1, alpha, x, y);
+        end = s1 * SPS_SLICE < hi ? s1 * SPS_SLICE : hi;
+      } else {
+        /* a slice cut by lo or hi: its rows in [i, hi) one at a time, as csr-scalar sums them */
+        end = i0 + SPS_SLICE < hi ? i0 + SPS_SLICE : hi;
+        for (int64_t r = i; r < end; r++) {
+          sps_csum acc = sps_csum_zero();
+          for (int64_t k = rowptr[r]; k < rowptr[r + 1]; k++)
+            sps_csum_add(&acc, values[k] * x[colind[k]]);
+          y[r] = alpha * sps_csum_value(acc);
+        }
+      }
+      for (; i < end; i++) sps_csum_add(&dot, x[i] * y[i]);
+    }
+  }
+  *xy = dot;
+}
+

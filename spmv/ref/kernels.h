@@ -58,6 +58,19 @@ void sps_ref_csr_sliced_fill(sps_csr_sliced *S, const int64_t *rowptr, const int
 void sps_ref_csr_sliced(const sps_csr_sliced *S, int isa, double alpha, const double *x,
                         double beta, double *y);
 
+/*
+ * y <- alpha*A*x for square A (n rows) from the slices, and *xy <- the compensated sum of
+ * x_i y_i over i, in one pass: each OpenMP thread takes the rows [lo, hi) that the CPU
+ * backend's dot gives it (core/omp_csum.h: the static split, forked from SPS_OMP_MIN rows),
+ * makes their y in runs of whole slices (and the rows of a slice cut by lo or hi from the CSR
+ * arrays, one row at a time), and adds x_i y_i in order i right after each run, while x and y
+ * are in cache; the threads' sums merge as the dot's reduction merges them. So y has the bits
+ * of sps_ref_csr_sliced and *xy those of the dot of x and y (this rank's terms).
+ */
+void sps_ref_csr_sliced_dot(const sps_csr_sliced *S, int isa, const int64_t *rowptr,
+                            const int32_t *colind, const double *values, double alpha,
+                            const double *x, double *y, sps_csum *xy);
+
 /* The kernels of one instruction set on slices [s0, s1) (csr_sliced_avx2.c, _avx512.c). */
 void sps_ref_csr_sliced_avx2(const sps_csr_sliced *S, int64_t s0, int64_t s1, double alpha,
                              const double *x, double beta, double *y);
