@@ -100,6 +100,14 @@ cleanup:
   return st;
 }
 
+/* sps_matrix_scale() since the copy was made: copy the values again (no allocation). */
+static void sliced_refresh(csr_scalar_data *d, const sps_matrix *A)
+{
+  if (d->values_version == A->values_version) return;
+  sps_ref_csr_sliced_fill(&d->S, A->rowptr, A->colind, A->values);
+  d->values_version = A->values_version;
+}
+
 static sps_status csr_scalar_setup(sps_spmv_plan *plan)
 {
   plan->threads_per_row = 1;
@@ -121,11 +129,7 @@ static sps_status csr_scalar_apply(sps_spmv_plan *plan, double alpha, const doub
 #endif
   csr_scalar_data *d = plan->data;
   if (d) {
-    /* sps_matrix_scale() since the copy was made: copy the values again (no allocation) */
-    if (d->values_version != A->values_version) {
-      sps_ref_csr_sliced_fill(&d->S, A->rowptr, A->colind, A->values);
-      d->values_version = A->values_version;
-    }
+    sliced_refresh(d, A);
     sps_ref_csr_sliced(&d->S, d->isa, alpha, x, beta, y);
     return SPS_SUCCESS;
   }
@@ -154,10 +158,7 @@ static sps_status csr_scalar_apply_dot(sps_spmv_plan *plan, double alpha, const 
 {
   const sps_matrix *A = plan->A;
   csr_scalar_data *d = plan->data;
-  if (d->values_version != A->values_version) {
-    sps_ref_csr_sliced_fill(&d->S, A->rowptr, A->colind, A->values);
-    d->values_version = A->values_version;
-  }
+  sliced_refresh(d, A);
   sps_ref_csr_sliced_dot(&d->S, d->isa, A->rowptr, A->colind, A->values, alpha, x, y, xy);
   return SPS_SUCCESS;
 }

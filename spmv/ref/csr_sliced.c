@@ -47,6 +47,20 @@ void sps_ref_csr_sliced_fill(sps_csr_sliced *S, const int64_t *rowptr, const int
   }
 }
 
+/* Slices [s0, s1) with the kernel of isa. */
+static void sliced_run(const sps_csr_sliced *S, int isa, int64_t s0, int64_t s1, double alpha,
+                       const double *x, double beta, double *y)
+{
+#ifdef SPS_CPU_HAVE_X86
+  if (isa == SPS_CPU_ISA_AVX512)
+    sps_ref_csr_sliced_avx512(S, s0, s1, alpha, x, beta, y);
+  else
+    sps_ref_csr_sliced_avx2(S, s0, s1, alpha, x, beta, y);
+#else
+  (void)S, (void)isa, (void)s0, (void)s1, (void)alpha, (void)x, (void)beta, (void)y;
+#endif
+}
+
 void sps_ref_csr_sliced(const sps_csr_sliced *S, int isa, double alpha, const double *x,
                         double beta, double *y)
 {
@@ -60,29 +74,8 @@ void sps_ref_csr_sliced(const sps_csr_sliced *S, int isa, double alpha, const do
 #pragma omp parallel for schedule(dynamic, 1) if (fork)
   for (int64_t c = 0; c < nchunks; c++) {
     const int64_t s0 = c * chunk, s1 = s0 + chunk < S->nslices ? s0 + chunk : S->nslices;
-#ifdef SPS_CPU_HAVE_X86
-    if (isa == SPS_CPU_ISA_AVX512)
-      sps_ref_csr_sliced_avx512(S, s0, s1, alpha, x, beta, y);
-    else
-      sps_ref_csr_sliced_avx2(S, s0, s1, alpha, x, beta, y);
-#else
-    (void)isa, (void)s1, (void)alpha, (void)x, (void)beta, (void)y;
-#endif
+    sliced_run(S, isa, s0, s1, alpha, x, beta, y);
   }
-}
-
-/* Slices [s0, s1) with the kernel of isa. */
-static void sliced_run(const sps_csr_sliced *S, int isa, int64_t s0, int64_t s1, double alpha,
-                       const double *x, double *y)
-{
-#ifdef SPS_CPU_HAVE_X86
-  if (isa == SPS_CPU_ISA_AVX512)
-    sps_ref_csr_sliced_avx512(S, s0, s1, alpha, x, 0.0, y);
-  else
-    sps_ref_csr_sliced_avx2(S, s0, s1, alpha, x, 0.0, y);
-#else
-  (void)S, (void)isa, (void)s0, (void)s1, (void)alpha, (void)x, (void)y;
-#endif
 }
 
 /* Whole slices made in one call before their rows' terms are added (256 rows: x and y of the
@@ -107,17 +100,12 @@ void sps_ref_csr_sliced_dot(const sps_csr_sliced *S, int isa, const int64_t *row
         /* whole slices from s: as many as [i, hi) holds, at most a run */
         int64_t s1 = hi == n ? S->nslices : hi / SPS_SLICE;
         if (s1 - s > SPS_SLICED_DOT_RUN) s1 = s + SPS_SLICED_DOT_RUN;
-        sliced_run(S, isa, s, s1, alpha, x, y);
+        sliced_run(S, isa, s, s1, alpha, x, 0.0, y);
         end = s1 * SPS_SLICE < hi ? s1 * SPS_SLICE : hi;
       } else {
-        /* a slice cut by lo or hi: its rows in [i, hi) one at a time, as csr-scalar sums them */
+        /* a slice cut by lo or hi: its rows in [i, hi) by the CSR loop (the same bits) */
         end = i0 + SPS_SLICE < hi ? i0 + SPS_SLICE : hi;
-        for (int64_t r = i; r < end; r++) {
-          sps_csum acc = sps_csum_zero();
-          for (int64_t k = rowptr[r]; k < rowptr[r + 1]; k++)
-            sps_csum_add(&acc, values[k] * x[colind[k]]);
-          y[r] = alpha * sps_csum_value(acc);
-        }
+        sps_ref_csr_scalar(end - i, rowptr + i, colind, values, alpha, x, 0.0, y + i);
       }
       for (; i < end; i++) sps_csum_add(&dot, x[i] * y[i]);
     }
