@@ -8,10 +8,15 @@
  *                                                        several ranks, side by side
  *   mpirun -np P bench/mpi-bench --read FILE             rank 0 reads and scatters (contiguous and
  *                                                        METIS), every rank reads its rows
- * Options: --device cpu|cuda (default cpu), --iterations K (CG iterations timed, default 200),
- * --repeat R (solves timed, at most 64, the median kept, default 3), --precond none|jacobi (default
- * jacobi), --pipelined, --timeline FILE (every rank's events of the last solve), --tsv FILE
- * (append the row there too).
+ *   mpirun -np P bench/mpi-bench --matrix FILE           strong scaling on a file: every rank
+ *                                                        reads its rows (sps_matrix_read_mm_dist)
+ * Options: --device cpu|cuda (default cpu), --solver cg|gmres (GMRES(30); default cg),
+ * --iterations K (iterations timed, default 200), --repeat R (solves timed, at most 64, the
+ * median kept, default 3), --precond none|jacobi (default jacobi), --pipelined (CG),
+ * --convection C (the generated problem becomes convection-diffusion: -1 - C and -1 + C on the
+ * x-1 and x+1 couplings, nonsymmetric for C != 0; default 0), --halo and --reduce
+ * auto|mpi|nccl (sps_context_set_transport; default auto), --timeline FILE (every rank's events
+ * of the last solve), --tsv FILE (append the row there too).
  *
  * The Poisson problem: the 7-point Laplacian of an NX x NY x NZ box (6 on the diagonal, -1 off
  * it), split in slabs of whole z-planes, rank r taking planes [z0_r, z1_r) (z0_r = r NZ / P).
@@ -46,10 +51,15 @@
 
 typedef struct opts {
   int weak, strong, compare, repeat, iterations, pipelined;
-  const char *read_file, *timeline, *tsv;
+  const char *read_file, *matrix_file, *timeline, *tsv;
   sps_device_kind device;
   sps_precond_type precond;
+  sps_solver_type solver;
+  double convection;
+  sps_transport halo, reduce;
 } opts;
+
+static const opts *opts_ = NULL; /* the run's options, for the generator */
 
 static int rank_ = 0, size_ = 1;
 
@@ -92,7 +102,8 @@ static int64_t point(int64_t nx, int64_t ny, int64_t nz, int p, int64_t x, int64
   return z0 * plane + pos + y * nx + x;
 }
 
-/* This rank's rows of the box's 7-point Laplacian, in its numbering (see above). */
+/* This rank's rows of the box's 7-point Laplacian (with --convection C, the x couplings
+ * -1 - C and -1 + C), in its numbering (see above). */
 static sps_matrix *poisson_rows(sps_context *ctx, int64_t nx, int64_t ny, int64_t nz)
 {
   int64_t z0, z1;
@@ -108,6 +119,7 @@ static sps_matrix *poisson_rows(sps_context *ctx, int64_t nx, int64_t ny, int64_
   order[np++] = z0;
   if (z1 - 1 > z0) order[np++] = z1 - 1;
   int64_t k = 0, row = 0;
+  const double conv = opts_ ? opts_->convection : 0.0;
   rp[0] = 0;
   for (int64_t q = 0; q < np; q++) {
     const int64_t z = order[q];
@@ -115,9 +127,9 @@ static sps_matrix *poisson_rows(sps_context *ctx, int64_t nx, int64_t ny, int64_
       for (int64_t x = 0; x < nx; x++) {
         if (z > 0) ci[k] = point(nx, ny, nz, size_, x, y, z - 1), va[k++] = -1.0;
         if (y > 0) ci[k] = point(nx, ny, nz, size_, x, y - 1, z), va[k++] = -1.0;
-        if (x > 0) ci[k] = point(nx, ny, nz, size_, x - 1, y, z), va[k++] = -1.0;
+        if (x > 0) ci[k] = point(nx, ny, nz, size_, x - 1, y, z), va[k++] = -1.0 - conv;
         ci[k] = point(nx, ny, nz, size_, x, y, z), va[k++] = 6.0;
-        if (x < nx - 1) ci[k] = point(nx, ny, nz, size_, x + 1, y, z), va[k++] = -1.0;
+        if (x < nx - 1) ci[k] = point(nx, ny, nz, size_, x + 1, y, z), va[k++] = -1.0 + conv;
         if (y < ny - 1) ci[k] = point(nx, ny, nz, size_, x, y + 1, z), va[k++] = -1.0;
         if (z < nz - 1) ci[k] = point(nx, ny, nz, size_, x, y, z + 1), va[k++] = -1.0;
         rp[++row] = k;
@@ -165,11 +177,12 @@ static void cg_open(cg_run *r, sps_context *ctx, const sps_matrix *A, const opts
   if (sps_vector_create(ctx, &r->b, nl) || sps_vector_create(ctx, &r->x, nl) ||
       sps_vector_create(ctx, &r->one, nl) || sps_vector_fill(r->one, 1.0) ||
       sps_spmv_plan_create(ctx, &r->plan, A, SPS_SPMV_AUTO) || sps_spmv_plan_setup(r->plan) ||
-      sps_spmv_apply(r->plan, 1.0, r->one, 0.0, r->b) || sps_solver_create(ctx, &r->s, SPS_SOLVER_CG) ||
+      sps_spmv_apply(r->plan, 1.0, r->one, 0.0, r->b) || sps_solver_create(ctx, &r->s, o->solver) ||
       sps_solver_set_precond(r->s, o->precond) || sps_solver_set_tolerances(r->s, 1e-300, 0.0) ||
       sps_solver_set_max_iterations(r->s, o->iterations) ||
-      sps_solver_set_pipelined(r->s, o->pipelined) || sps_solver_set_zero_guess(r->s, 1) ||
-      sps_solver_setup(r->s, A))
+      (o->solver == SPS_SOLVER_GMRES && sps_solver_set_restart(r->s, 30)) ||
+      (o->solver == SPS_SOLVER_CG && sps_solver_set_pipelined(r->s, o->pipelined)) ||
+      sps_solver_set_zero_guess(r->s, 1) || sps_solver_setup(r->s, A))
     die("solver: %s", sps_context_last_error(ctx));
 }
 
@@ -214,8 +227,8 @@ static timing cg_close(cg_run *r)
   return out;
 }
 
-/* CG R times (at most 64); the medians; the timeline of the last solve when asked. */
-static timing time_cg(sps_context *ctx, const sps_matrix *A, const opts *o, int timeline)
+/* The solve R times (at most 64); the medians; the timeline of the last solve when asked. */
+static timing time_solve(sps_context *ctx, const sps_matrix *A, const opts *o, int timeline)
 {
   cg_run r;
   cg_open(&r, ctx, A, o);
@@ -266,10 +279,12 @@ static void write_timeline(sps_context *ctx, const char *path)
 }
 
 /* The TSV row of a scaling run on rank 0's stdout (and --tsv). */
-static void emit(const opts *o, const char *mode, int64_t nx, int64_t ny, int64_t nz,
+static void emit(const opts *o, sps_context *ctx, const char *mode, const char *box,
                  const sps_dist_info *f, const timing *t, const char *device, const char *date,
                  const char *host)
 {
+  sps_transport via_halo = SPS_TRANSPORT_MPI, via_reduce = SPS_TRANSPORT_MPI;
+  sps_context_get_transport(ctx, &via_halo, &via_reduce);
   if (rank_ != 0) return;
   int threads = 1;
 #ifdef _OPENMP
@@ -280,13 +295,14 @@ static void emit(const opts *o, const char *mode, int64_t nx, int64_t ny, int64_
   const double rest = t->solve - spmv - halo - t->reduce;
   char line[2048];
   snprintf(line, sizeof line,
-           "%s\t%s\t%s\t%s\t%d\t%d\t%lldx%lldx%lld\t%lld\t%lld\t%s%s\t%d\t%.6e\t%.6e\t%.6e\t%.6e\t%.6e\t"
-           "%.6e\t%.6e\t%lld\t%lld\t%.4f\t%.4f",
-           date, host, device, mode, size_, threads, (long long)nx, (long long)ny, (long long)nz,
-           (long long)f->rows, (long long)f->nnz, o->pipelined ? "pipelined-" : "",
+           "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%lld\t%lld\t%s%s\t%d\t%.6e\t%.6e\t%.6e\t%.6e\t%.6e\t"
+           "%.6e\t%.6e\t%lld\t%lld\t%.4f\t%.4f\t%s\t%s\t%s",
+           date, host, device, mode, size_, threads, box, (long long)f->rows, (long long)f->nnz, o->pipelined ? "pipelined-" : "",
            sps_precond_type_name(o->precond), t->iterations, t->solve / it, spmv / it,
            t->spmv_boundary / it, halo / it, t->halo_wait / it, t->reduce / it, rest / it,
-           (long long)f->halo_total, (long long)f->halo_max, f->overlap_min, f->imbalance_nnz);
+           (long long)f->halo_total, (long long)f->halo_max, f->overlap_min, f->imbalance_nnz,
+           o->solver == SPS_SOLVER_GMRES ? "gmres30" : "cg", sps_transport_name(via_halo),
+           sps_transport_name(via_reduce));
   puts(line);
   fflush(stdout);
   if (o->tsv) {
@@ -301,7 +317,7 @@ static void emit(const opts *o, const char *mode, int64_t nx, int64_t ny, int64_
 static const char *header =
     "date\thost\tdevice\tmode\tranks\tthreads\tbox\trows\tnnz\tmethod\titerations\ts_per_it\t"
     "spmv_s_per_it\tspmv_boundary_s_per_it\thalo_s_per_it\thalo_wait_s_per_it\treduce_s_per_it\t"
-    "rest_s_per_it\thalo_total\thalo_max\toverlap_min\timbalance_nnz";
+    "rest_s_per_it\thalo_total\thalo_max\toverlap_min\timbalance_nnz\tsolver\thalo_via\treduce_via";
 
 /* --compare-serial N on one rank: single-process, distributed, distributed with split
  * reductions (a context of its own, split from its creation); per iteration and the ratios.
@@ -339,11 +355,12 @@ static void compare_serial(const opts *o, int64_t n, const char *device, const c
   const timing ts = cg_close(&rs), td = cg_close(&rd), tf = cg_close(&rf);
   const double it = ts.iterations > 0 ? ts.iterations : 1;
   printf("date\thost\tdevice\tbox\trows\tmethod\titerations\tserial_s_per_it\tdist1_s_per_it\t"
-         "dist1_split_s_per_it\tdist1_over_serial\tsplit_over_serial\n");
-  printf("%s\t%s\t%s\t%lldx%lldx%lld\t%lld\t%s%s\t%d\t%.6e\t%.6e\t%.6e\t%.4f\t%.4f\n", date, host,
+         "dist1_split_s_per_it\tdist1_over_serial\tsplit_over_serial\tsolver\n");
+  printf("%s\t%s\t%s\t%lldx%lldx%lld\t%lld\t%s%s\t%d\t%.6e\t%.6e\t%.6e\t%.4f\t%.4f\t%s\n", date, host,
          device, (long long)n, (long long)n, (long long)n, (long long)rows,
          o->pipelined ? "pipelined-" : "", sps_precond_type_name(o->precond), ts.iterations,
-         ts.solve / it, td.solve / it, tf.solve / it, td.solve / ts.solve, tf.solve / ts.solve);
+         ts.solve / it, td.solve / it, tf.solve / it, td.solve / ts.solve, tf.solve / ts.solve,
+         o->solver == SPS_SOLVER_GMRES ? "gmres30" : "cg");
   sps_matrix_destroy(&A);
   sps_matrix_destroy(&F);
   sps_matrix_destroy(&S);
@@ -413,13 +430,26 @@ int main(int argc, char **argv)
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
-  opts o = {0, 0, 0, 3, 200, 0, NULL, NULL, NULL, SPS_DEVICE_CPU, SPS_PRECOND_JACOBI};
+  opts o = {0, 0, 0, 3, 200, 0, NULL, NULL, NULL, NULL, SPS_DEVICE_CPU, SPS_PRECOND_JACOBI,
+            SPS_SOLVER_CG, 0.0, SPS_TRANSPORT_AUTO, SPS_TRANSPORT_AUTO};
+  opts_ = &o;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--weak") && v) o.weak = atoi(argv[++i]);
     else if (!strcmp(a, "--strong") && v) o.strong = atoi(argv[++i]);
     else if (!strcmp(a, "--compare-serial") && v) o.compare = atoi(argv[++i]);
     else if (!strcmp(a, "--read") && v) o.read_file = argv[++i];
+    else if (!strcmp(a, "--matrix") && v) o.matrix_file = argv[++i];
+    else if (!strcmp(a, "--convection") && v) o.convection = atof(argv[++i]);
+    else if (!strcmp(a, "--solver") && v) {
+      ++i;
+      o.solver = !strcmp(v, "cg") ? SPS_SOLVER_CG : !strcmp(v, "gmres") ? SPS_SOLVER_GMRES : (die("--solver cg|gmres, not %s", v), SPS_SOLVER_CG);
+    } else if ((!strcmp(a, "--halo") || !strcmp(a, "--reduce")) && v) {
+      ++i;
+      const sps_transport t = !strcmp(v, "auto") ? SPS_TRANSPORT_AUTO : !strcmp(v, "mpi") ? SPS_TRANSPORT_MPI : !strcmp(v, "nccl") ? SPS_TRANSPORT_NCCL : (die("--halo and --reduce take auto|mpi|nccl, not %s", v), SPS_TRANSPORT_AUTO);
+      if (a[2] == 'h') o.halo = t;
+      else o.reduce = t;
+    }
     else if (!strcmp(a, "--iterations") && v) o.iterations = atoi(argv[++i]);
     else if (!strcmp(a, "--repeat") && v) o.repeat = atoi(argv[++i]);
     else if (!strcmp(a, "--timeline") && v) o.timeline = argv[++i];
@@ -448,24 +478,35 @@ int main(int argc, char **argv)
     sps_context_get_device_name(c, device, sizeof device);
     sps_context_destroy(&c);
     compare_serial(&o, o.compare, device, date, host);
-  } else if (o.weak || o.strong) {
+  } else if (o.weak || o.strong || o.matrix_file) {
     const int64_t n = o.weak ? o.weak : o.strong;
     const int64_t nx = n, ny = n, nz = o.weak ? n * size_ : n;
-    if (nz < size_) die("fewer planes than ranks%s", "");
+    if (!o.matrix_file && nz < size_) die("fewer planes than ranks%s", "");
     sps_context *ctx = NULL;
     if (sps_context_create_mpi(&ctx, MPI_COMM_WORLD, o.device, -1)) die("context: %s", sps_context_create_error());
+    if (sps_context_set_transport(ctx, o.halo, o.reduce)) die("transport: %s", sps_context_last_error(ctx));
     sps_context_get_device_name(ctx, device, sizeof device);
-    sps_matrix *A = poisson_rows(ctx, nx, ny, nz);
+    sps_matrix *A = NULL;
+    char box[256];
+    if (o.matrix_file) {
+      if (sps_matrix_read_mm_dist(ctx, &A, o.matrix_file, 0)) die("matrix: %s", sps_context_last_error(ctx));
+      const char *base = strrchr(o.matrix_file, '/');
+      snprintf(box, sizeof box, "%s", base ? base + 1 : o.matrix_file);
+    } else {
+      A = poisson_rows(ctx, nx, ny, nz);
+      snprintf(box, sizeof box, "%lldx%lldx%lld%s", (long long)nx, (long long)ny, (long long)nz,
+               o.convection != 0.0 ? "-convection" : "");
+    }
     sps_dist_info f;
     sps_matrix_get_dist_info(A, &f);
-    const timing t = time_cg(ctx, A, &o, o.timeline != NULL);
+    const timing t = time_solve(ctx, A, &o, o.timeline != NULL);
     if (o.timeline) write_timeline(ctx, o.timeline);
     if (rank_ == 0) puts(header);
-    emit(&o, o.weak ? "weak" : "strong", nx, ny, nz, &f, &t, device, date, host);
+    emit(&o, ctx, o.weak ? "weak" : "strong", box, &f, &t, device, date, host);
     sps_matrix_destroy(&A);
     sps_context_destroy(&ctx);
   } else {
-    die("name one of --weak N, --strong N, --compare-serial N, --read FILE%s", "");
+    die("name one of --weak N, --strong N, --matrix FILE, --compare-serial N, --read FILE%s", "");
   }
   MPI_Finalize();
   return 0;

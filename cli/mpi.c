@@ -286,6 +286,10 @@ static int run(mpi_state *s, const cli_options *opt, cli_report *r, cli_dist *d)
   d->read = opt->read_each ? "each" : "root";
   d->reordered = f.reordered;
   d->cuda_aware = sps_context_mpi_cuda_aware(s->ctx);
+  sps_transport th = SPS_TRANSPORT_MPI, tr = SPS_TRANSPORT_MPI;
+  sps_context_get_transport(s->ctx, &th, &tr);
+  d->halo_via = sps_transport_name(th);
+  d->reduce_via = sps_transport_name(tr);
   d->rows_min = f.rows_min;
   d->rows_max = f.rows_max;
   d->nnz_min = f.nnz_min;
@@ -370,6 +374,9 @@ int cli_solve_mpi(const cli_options *opt, int *reported)
   if (!code && s.rank == 0 && (st = sps_context_create(&s.sctx, SPS_DEVICE_CPU, 0)) != SPS_SUCCESS)
     code = cli_fail(st, CLI_EXIT_RUNTIME, "%s", sps_context_create_error());
   if (!code) code = agree(code);
+  if (!code && (st = sps_context_set_transport(s.ctx, (sps_transport)opt->transport_halo,
+                                               (sps_transport)opt->transport_reduce)) != SPS_SUCCESS)
+    code = cli_fail(st, cli_exit_code_of(st), "--transport: %s", sps_context_last_error(s.ctx));
   if (!code && (st = sps_context_get_device_name(s.ctx, r.device, sizeof r.device)) != SPS_SUCCESS)
     code = cli_library_error(s.ctx, st, "device name");
   if (!code) code = load(&s, opt, &r);

@@ -48,6 +48,7 @@ typedef enum opt_id {
   OPT_PIPELINED,
   OPT_PARTITION,
   OPT_READ,
+  OPT_TRANSPORT,
   OPT_TIMELINE,
   OPT_HELP,
   OPT_VERSION
@@ -92,6 +93,7 @@ static const opt_spec option_table[] = {
     {"pipelined", 0, ARG_NONE, OPT_PIPELINED},
     {"partition", 0, ARG_REQUIRED, OPT_PARTITION},
     {"read", 0, ARG_REQUIRED, OPT_READ},
+    {"transport", 0, ARG_REQUIRED, OPT_TRANSPORT},
     {"timeline", 0, ARG_REQUIRED, OPT_TIMELINE},
     {"help", 'h', ARG_NONE, OPT_HELP},
     {"version", 0, ARG_NONE, OPT_VERSION},
@@ -161,6 +163,11 @@ void cli_print_help(void)
         "  --read root|each      rank 0 reads A and sends each rank its rows (default), or\n"
         "                        every rank reads the file and keeps its contiguous block\n"
         "                        (no rank holds the whole matrix; contiguous only)\n"
+        "  --transport HALO[,REDUCE]\n"
+        "                        what carries the halo exchanges and the reductions'\n"
+        "                        sums between GPUs: auto, mpi or nccl each (default\n"
+        "                        auto,auto: NCCL for the halo where every rank has a GPU\n"
+        "                        of its own and the build has NCCL, MPI for the rest)\n"
         "  --timeline FILE       write every rank's halo exchanges, local and boundary\n"
         "                        products and reductions of the solve as TSV (rank, event,\n"
         "                        start and end seconds); bench/plot-timeline.py draws it\n"
@@ -567,6 +574,23 @@ static int apply_option(const opt_spec *spec, const char *val, cli_options *opt,
     else
       return usage_error("invalid value '%s' for --read: expected root or each", val);
     return 0;
+  case OPT_TRANSPORT: {
+    /* HALO or HALO,REDUCE, each auto|mpi|nccl (the sps_transport values 0, 1, 2) */
+    static const char *const names[3] = {"auto", "mpi", "nccl"};
+    const char *comma = strchr(val, ',');
+    const size_t len = comma ? (size_t)(comma - val) : strlen(val);
+    int halo = -1, reduce = comma ? -1 : 0;
+    for (int t = 0; t < 3; t++) {
+      if (strlen(names[t]) == len && strncmp(val, names[t], len) == 0) halo = t;
+      if (comma && strcmp(comma + 1, names[t]) == 0) reduce = t;
+    }
+    if (halo < 0 || reduce < 0)
+      return usage_error("invalid value '%s' for --transport: expected HALO or HALO,REDUCE, each "
+                         "auto, mpi or nccl", val);
+    opt->transport_halo = halo;
+    opt->transport_reduce = reduce;
+    return 0;
+  }
   case OPT_TIMELINE:
     if (val[0] == '\0') return usage_error("invalid value '' for --timeline: expected a file name");
     opt->timeline_path = val;

@@ -85,6 +85,8 @@ typedef struct cli_options {
   int partition;             /* --partition: 0 contiguous (the default), 1 metis */
   int read_each;             /* --read each: every rank reads its rows; 0: rank 0 reads */
   const char *timeline_path; /* --timeline FILE: the events of every rank, or NULL */
+  int transport_halo;        /* --transport HALO[,REDUCE]: sps_transport values (0 auto) */
+  int transport_reduce;
 } cli_options;
 
 /*

@@ -188,9 +188,10 @@ static void cli_report_dist_text(FILE *out, const cli_report *r)
           d->comm_max, r->t_solve > 0.0 ? 100.0 * d->comm_max / r->t_solve : 0.0, d->halo_start,
           d->halo_wait, d->reduce);
   fprintf(out, "  products      rows free of the halo %.4f s, boundary rows %.4f s (the most of "
-               "a rank); %lld halo exchanges, %lld reductions on rank 0%s\n",
+               "a rank); %lld halo exchanges over %s, %lld reductions over %s on rank 0%s\n",
           d->spmv_local, d->spmv_boundary, (long long)d->halo_exchanges,
-          (long long)d->reductions, d->cuda_aware ? " (CUDA-aware MPI)" : "");
+          d->halo_via ? d->halo_via : "mpi", (long long)d->reductions,
+          d->reduce_via ? d->reduce_via : "mpi", d->cuda_aware ? " (CUDA-aware MPI)" : "");
   if (d->timeline_path)
     fprintf(out, "  timeline      %s (%lld events)\n", d->timeline_path, (long long)d->timeline_events);
 }
@@ -593,6 +594,10 @@ void cli_report_json(FILE *out, const cli_report *r)
     json_string(out, d->partition);
     fputs(", \"read\": ", out);
     json_string(out, d->read);
+    fputs(", \"halo_via\": ", out);
+    json_string(out, d->halo_via ? d->halo_via : "mpi");
+    fputs(", \"reduce_via\": ", out);
+    json_string(out, d->reduce_via ? d->reduce_via : "mpi");
     fprintf(out, ", \"reordered\": %s, \"cuda_aware\": %s, \"rows_min\": %lld, \"rows_max\": %lld, "
                  "\"nnz_min\": %lld, \"nnz_max\": %lld, \"imbalance_rows\": ",
             d->reordered ? "true" : "false", d->cuda_aware ? "true" : "false",

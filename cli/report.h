@@ -25,6 +25,8 @@ typedef struct cli_dist {
   const char *read;           /* "root" (rank 0 read and sent) or "each" (every rank read) */
   int reordered;              /* rows free of the halo first on each rank */
   int cuda_aware;             /* device buffers handed to MPI */
+  const char *halo_via;       /* "mpi" or "nccl": what carried the halo exchanges */
+  const char *reduce_via;     /* the same for the reductions */
   int64_t rows_min, rows_max, nnz_min, nnz_max;
   double imbalance_rows, imbalance_nnz; /* the most loaded rank over the mean */
   int64_t halo_total, halo_max, cut_nnz;

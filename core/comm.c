@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "comm.h"
+#include "comm_nccl.h"
 #ifdef HAVE_MPI_EXT_H
 #include <mpi-ext.h>
 #endif
@@ -61,6 +62,7 @@ void sps_comm_destroy(sps_context *ctx)
   if (!c) return;
   int finalized = 0;
   MPI_Finalized(&finalized);
+  sps_nccl_destroy(ctx);
   if (!finalized) {
     if (c->pending != MPI_REQUEST_NULL) MPI_Wait(&c->pending, MPI_STATUS_IGNORE);
     if (c->comm != MPI_COMM_NULL) MPI_Comm_free(&c->comm);
@@ -174,7 +176,57 @@ sps_status sps_context_create_mpi(sps_context **out, MPI_Comm comm, sps_device_k
   c->cuda_aware = ctx->kind == SPS_DEVICE_CUDA && query_cuda_aware();
   c->split = size > 1;
   choose_backend(ctx);
+  /* the halo over NCCL where it can serve (SPS_TRANSPORT_AUTO); MPI where NCCL fails to start */
+  st = sps_context_set_transport(ctx, SPS_TRANSPORT_AUTO, SPS_TRANSPORT_AUTO);
+  if (st) {
+    sps_error_set(NULL, st, "%s", ctx->errmsg);
+    sps_comm_destroy(ctx);
+    sps_context_destroy(&ctx);
+    return st;
+  }
   *out = ctx;
+  return SPS_SUCCESS;
+}
+
+const char *sps_transport_name(sps_transport t)
+{
+  switch (t) {
+  case SPS_TRANSPORT_AUTO: return "auto";
+  case SPS_TRANSPORT_MPI: return "mpi";
+  case SPS_TRANSPORT_NCCL: return "nccl";
+  }
+  return NULL;
+}
+
+sps_status sps_context_set_transport(sps_context *ctx, sps_transport halo, sps_transport reductions)
+{
+  if (!ctx) return SPS_ERR_ARGUMENT;
+  struct sps_comm *c = ctx->comm;
+  if (!c) SPS_FAIL(ctx, SPS_ERR_ARGUMENT, "sps_context_set_transport: the context is not distributed");
+  if (!sps_transport_name(halo) || !sps_transport_name(reductions))
+    SPS_FAIL(ctx, SPS_ERR_ARGUMENT, "sps_context_set_transport: unknown transport %d",
+             sps_transport_name(halo) ? (int)reductions : (int)halo);
+  if (c->pending_k > 0)
+    SPS_FAIL(ctx, SPS_ERR_STATE, "sps_context_set_transport: a reduction is in flight");
+  char why[160];
+  if (halo == SPS_TRANSPORT_NCCL || reductions == SPS_TRANSPORT_NCCL) {
+    SPS_CHECK(sps_nccl_create(ctx));
+  } else if (halo == SPS_TRANSPORT_AUTO && !c->nccl && sps_nccl_possible(ctx, why, sizeof why)) {
+    /* AUTO takes NCCL when it starts; when it does not (the ranks agreed on that), MPI */
+    (void)sps_nccl_create(ctx);
+  }
+  c->halo_nccl = halo == SPS_TRANSPORT_NCCL || (halo == SPS_TRANSPORT_AUTO && c->nccl);
+  c->reduce_nccl = reductions == SPS_TRANSPORT_NCCL;
+  return SPS_SUCCESS;
+}
+
+sps_status sps_context_get_transport(const sps_context *ctx, sps_transport *halo,
+                                     sps_transport *reductions)
+{
+  if (!ctx) return SPS_ERR_ARGUMENT;
+  const struct sps_comm *c = ctx->comm;
+  if (halo) *halo = c && c->halo_nccl ? SPS_TRANSPORT_NCCL : SPS_TRANSPORT_MPI;
+  if (reductions) *reductions = c && c->reduce_nccl ? SPS_TRANSPORT_NCCL : SPS_TRANSPORT_MPI;
   return SPS_SUCCESS;
 }
 
@@ -272,8 +324,11 @@ sps_status sps_comm_sum_impl(sps_context *ctx, sps_csum *s, int k, double *maxim
     pack(c->sendbuf, s, kk, maxima, m);
     if (mpi_fail_at > 0 && ++mpi_fail_count == mpi_fail_at)
       return sps_comm_fail(ctx, MPI_ERR_OTHER, "MPI_Allgather (failure injected by a test)");
-    COMM_TRY(ctx, MPI_Allgather(c->sendbuf, width, MPI_DOUBLE, c->recvbuf, width, MPI_DOUBLE,
-                                c->comm));
+    if (c->reduce_nccl)
+      SPS_CHECK(sps_nccl_allgather(ctx, width));
+    else
+      COMM_TRY(ctx, MPI_Allgather(c->sendbuf, width, MPI_DOUBLE, c->recvbuf, width, MPI_DOUBLE,
+                                  c->comm));
     merge(c, width, s, kk, maxima, m);
     c->times.reductions++;
     sps_comm_event(ctx, SPS_EVENT_REDUCE, t0, sps_wtime());
@@ -288,13 +343,16 @@ sps_status sps_comm_sum_start_impl(sps_context *ctx, const sps_csum *s, int k)
 {
   struct sps_comm *c = ctx->comm;
   if (!c->split) return SPS_SUCCESS;
-  if (k > SPS_COMM_MAX_SUMS || c->pending != MPI_REQUEST_NULL)
+  if (k < 1 || k > SPS_COMM_MAX_SUMS || c->pending_k > 0)
     SPS_FAIL(ctx, SPS_ERR_STATE, "sps_comm_sum_start: %d sums, or a reduction already pending", k);
   pack(c->sendbuf, s, k, NULL, 0);
-  c->pending_k = k;
   c->pending_t0 = sps_wtime();
-  COMM_TRY(ctx, MPI_Iallgather(c->sendbuf, 2 * k, MPI_DOUBLE, c->recvbuf, 2 * k, MPI_DOUBLE,
-                               c->comm, &c->pending));
+  if (c->reduce_nccl)
+    SPS_CHECK(sps_nccl_allgather_start(ctx, 2 * k));
+  else
+    COMM_TRY(ctx, MPI_Iallgather(c->sendbuf, 2 * k, MPI_DOUBLE, c->recvbuf, 2 * k, MPI_DOUBLE,
+                                 c->comm, &c->pending));
+  c->pending_k = k;
   return SPS_SUCCESS;
 }
 
@@ -302,10 +360,14 @@ sps_status sps_comm_sum_finish_impl(sps_context *ctx, sps_csum *s, int k)
 {
   struct sps_comm *c = ctx->comm;
   if (!c->split) return SPS_SUCCESS;
-  if (k != c->pending_k || c->pending == MPI_REQUEST_NULL)
+  if (k != c->pending_k || k < 1)
     SPS_FAIL(ctx, SPS_ERR_STATE, "sps_comm_sum_finish: no reduction of %d sums pending", k);
   const double t0 = sps_wtime();
-  COMM_TRY(ctx, MPI_Wait(&c->pending, MPI_STATUS_IGNORE));
+  c->pending_k = 0;
+  if (c->reduce_nccl)
+    SPS_CHECK(sps_nccl_allgather_finish(ctx));
+  else
+    COMM_TRY(ctx, MPI_Wait(&c->pending, MPI_STATUS_IGNORE));
   merge(c, 2 * k, s, k, NULL, 0);
   c->times.reductions++;
   /* only the wait is time the reduction was not hidden behind other work */

@@ -43,6 +43,9 @@ struct sps_comm {
   sps_event *events;   /* the timeline: event_cap entries, or NULL */
   int64_t event_cap, event_count, event_dropped;
   double t_origin;     /* sps_wtime() when the timeline started */
+  struct sps_nccl *nccl; /* NCCL's communicator and stream (core/comm_nccl.c), or NULL */
+  int halo_nccl;         /* 1: halo exchanges go over NCCL (sps_context_set_transport) */
+  int reduce_nccl;       /* 1: the reductions' exchanges go over NCCL */
 };
 #endif
 

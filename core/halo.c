@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "comm.h"
+#include "comm_nccl.h"
 #include "halo.h"
 #ifdef SPS_HAVE_CUDA
 #include "cuda_state.h"
@@ -221,18 +222,24 @@ sps_status sps_halo_start(sps_context *ctx, sps_halo_exchange *e, const double *
   sps_status st = SPS_SUCCESS;
   const double t0 = sps_wtime();
   if (nsend > 0) SPS_CHECK(ctx->be->gather(ctx, nsend, h->d_send_idx, x, e->send));
+  e->nccl = c->halo_nccl;
+  if (e->nccl) {
+    /* on the exchange stream, after the packing: nothing for the host to wait for */
+    SPS_CHECK(sps_nccl_halo_start(ctx, e));
+  } else {
 #ifdef SPS_HAVE_CUDA
-  if (ctx->kind == SPS_DEVICE_CUDA && (nsend > 0 || e->staged)) {
-    /* MPI reads the packed entries once the gather is done; a staged halo's last copy to the
-     * device has also left host_recv free for the receives by then. */
-    struct sps_cuda_state *cs = sps_cuda(ctx);
-    if (e->staged && nsend > 0)
-      SPS_CUDA(ctx, cudaMemcpyAsync(e->host_send, e->send, (size_t)nsend * sizeof(double),
-                                    cudaMemcpyDeviceToHost, cs->stream));
-    SPS_CUDA(ctx, cudaStreamSynchronize(cs->stream));
-  }
+    if (ctx->kind == SPS_DEVICE_CUDA && (nsend > 0 || e->staged)) {
+      /* MPI reads the packed entries once the gather is done; a staged halo's last copy to
+       * the device has also left host_recv free for the receives by then. */
+      struct sps_cuda_state *cs = sps_cuda(ctx);
+      if (e->staged && nsend > 0)
+        SPS_CUDA(ctx, cudaMemcpyAsync(e->host_send, e->send, (size_t)nsend * sizeof(double),
+                                      cudaMemcpyDeviceToHost, cs->stream));
+      SPS_CUDA(ctx, cudaStreamSynchronize(cs->stream));
+    }
 #endif
-  if (h->nrecv + h->nsend > 0) HALO_MPI(ctx, MPI_Startall(h->nrecv + h->nsend, e->req));
+    if (h->nrecv + h->nsend > 0) HALO_MPI(ctx, MPI_Startall(h->nrecv + h->nsend, e->req));
+  }
   e->active = 1;
   c->times.halo_exchanges++;
   c->times.halo_bytes += nsend * (int64_t)sizeof(double);
@@ -246,11 +253,13 @@ sps_status sps_halo_finish(sps_context *ctx, sps_halo_exchange *e, const double 
   const sps_halo_plan *h = e->plan;
   sps_status st = SPS_SUCCESS;
   const double t0 = sps_wtime();
-  if (h->nrecv + h->nsend > 0)
+  if (e->nccl)
+    SPS_CHECK(sps_nccl_halo_finish(ctx, e));
+  else if (h->nrecv + h->nsend > 0)
     HALO_MPI(ctx, MPI_Waitall(h->nrecv + h->nsend, e->req, MPI_STATUSES_IGNORE));
   e->active = 0;
 #ifdef SPS_HAVE_CUDA
-  if (e->staged && h->n_halo > 0)
+  if (e->staged && !e->nccl && h->n_halo > 0)
     SPS_CUDA(ctx, cudaMemcpyAsync(e->recv, e->host_recv, (size_t)h->n_halo * sizeof(double),
                                   cudaMemcpyHostToDevice, sps_cuda(ctx)->stream));
 #endif

@@ -93,7 +93,8 @@ void sps_halo_plan_free(sps_context *ctx, sps_halo_plan *h);
  * One exchange of a plan, made at setup: persistent requests and their buffers. On the CPU the
  * buffers are host memory; on CUDA the entries are packed on the device (the backend's
  * gather) and handed to MPI as device buffers when it is CUDA-aware, else staged through
- * pinned host memory.
+ * pinned host memory; or, when the context's halo transport is NCCL, sent and received
+ * between the device buffers by NCCL (the persistent requests then stay idle).
  */
 typedef struct sps_halo_exchange {
   const sps_halo_plan *plan;
@@ -104,6 +105,7 @@ typedef struct sps_halo_exchange {
   double *host_recv;
   MPI_Request *req;  /* nrecv receives, then nsend sends (persistent) */
   int active;        /* started and not finished */
+  int nccl;          /* the exchange in flight went over NCCL (core/comm_nccl.c), not MPI */
 } sps_halo_exchange;
 
 sps_status sps_halo_exchange_create(sps_context *ctx, const sps_halo_plan *plan,

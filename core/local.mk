@@ -58,6 +58,8 @@ libspsolve_la_SOURCES += %reldir%/comm.h
 if SPS_MPI
 libspsolve_la_SOURCES += \
 	%reldir%/comm.c \
+	%reldir%/comm_nccl.h \
+	%reldir%/comm_nccl.c \
 	%reldir%/halo.h \
 	%reldir%/halo.c \
 	%reldir%/dist_matrix.h \

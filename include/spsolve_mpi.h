@@ -79,6 +79,38 @@ sps_status sps_context_get_comm(const sps_context *ctx, MPI_Comm *comm, int *ran
  * host memory or the context computes on the CPU. Not collective.
  */
 int sps_context_mpi_cuda_aware(const sps_context *ctx);
+
+/** What moves the data of a distributed CUDA context between its GPUs. */
+typedef enum sps_transport {
+  SPS_TRANSPORT_AUTO = 0, /**< halo exchanges: NCCL where it can serve (below), else MPI;
+                               reductions: MPI */
+  SPS_TRANSPORT_MPI = 1,  /**< MPI: device buffers where it is CUDA-aware, else pinned host
+                               staging */
+  SPS_TRANSPORT_NCCL = 2  /**< NCCL: a build with NCCL (configure --with-nccl), a CUDA
+                               context, more than one rank and one GPU a rank */
+} sps_transport;
+
+/**
+ * Choose what carries the halo exchanges of the products and the exchanges of the reductions
+ * (collective: pass the same values on every rank). NCCL moves the halo between the GPUs on a
+ * stream of its own while the local rows' product runs, with no wait on the host; MPI has the
+ * host wait for the packed entries, then for the messages. A reduction's few sums are read on
+ * the host in either case: over NCCL they make a round trip through the device, which costs
+ * more than MPI's host exchange within a node (doc/performance.md). A new distributed CUDA
+ * context starts as AUTO for both (it makes its NCCL communicator then, when NCCL can serve).
+ * Takes effect from the next product or reduction; the bits of every result are the same
+ * either way (the same entries arrive; the reductions still merge in rank order).
+ * @return ::SPS_SUCCESS; ::SPS_ERR_ARGUMENT (not a distributed context, an unknown value);
+ *         ::SPS_ERR_UNSUPPORTED when NCCL is named and cannot serve (the message says why);
+ *         ::SPS_ERR_MPI when NCCL fails to start.
+ */
+sps_status sps_context_set_transport(sps_context *ctx, sps_transport halo, sps_transport reductions);
+/** The transports in use (::SPS_TRANSPORT_MPI or ::SPS_TRANSPORT_NCCL: AUTO resolved); MPI and
+ *  MPI for a CPU context. Not collective. */
+sps_status sps_context_get_transport(const sps_context *ctx, sps_transport *halo,
+                                     sps_transport *reductions);
+/** The name of a transport ("auto", "mpi", "nccl"), or NULL for an unknown value. */
+const char *sps_transport_name(sps_transport t);
 /**@}*/
 
 /** How the rows of a matrix are spread over the ranks (sps_matrix_scatter()). */

@@ -1,5 +1,5 @@
 #!/bin/sh
-# mpi.sh: spsolve under mpirun with 2 and 4 ranks: the same iterations, reason and solution file (byte for byte) as the single-process run with a preconditioner the partition does not change; METIS and every-rank reading; the report's partition and communication lines, the JSON object, the timeline file, and exit codes agreed by the ranks. Skips (77) in a build without MPI.
+# mpi.sh: spsolve under mpirun with 2 and 4 ranks: the same iterations, reason and solution file (byte for byte) as the single-process run with a preconditioner the partition does not change; METIS and every-rank reading; the report's partition and communication lines, the JSON object, the timeline file, --transport, and exit codes agreed by the ranks. Skips (77) in a build without MPI.
 . "${SPS_SRCDIR:-.}/tests/cli/common.sh"
 if ! "$SPSOLVE" --version | grep -q '^MPI support: yes'; then
   echo "1..0 # SKIP built without MPI (configure --with-mpi)"
@@ -94,6 +94,7 @@ d = r["distributed"]
 assert d["ranks"] == 2 and d["partition"] == "contiguous" and d["read"] == "root", d
 assert d["halo_exchanges"] > r["iterations"] and d["reductions"] >= 2 * r["iterations"], d
 assert d["time_comm"] >= d["time_reduce"] >= 0 and d["timeline"] == sys.argv[2], d
+assert d["halo_via"] in ("mpi", "nccl") and d["reduce_via"] == "mpi", d
 rows = [l.split("\t") for l in open(sys.argv[2]).read().splitlines()]
 assert rows[0] == ["rank", "event", "start_s", "end_s"], rows[0]
 ranks = {int(x[0]) for x in rows[1:]}
@@ -135,6 +136,29 @@ if [ "$rc" -eq 2 ] && err_has "--read each takes contiguous blocks"; then
   ok "--read each with --partition metis: exit 2"
 else
   not_ok "--read each with --partition metis: exit $rc"
+  diag "$tmp/err"
+fi
+# --transport: a bad value is a usage error; MPI is taken everywhere and named in the report;
+# NCCL where it cannot serve (the CPU here, or ranks sharing a GPU) is refused with the reason.
+mrun 2 --transport nccl,tcp "$A"
+if [ "$rc" -eq 2 ] && err_has "invalid value 'nccl,tcp' for --transport"; then
+  ok "--transport nccl,tcp: exit 2, the value named"
+else
+  not_ok "--transport nccl,tcp: exit $rc"
+  diag "$tmp/err"
+fi
+mrun 2 --solver cg --precond jacobi --transport mpi,mpi "$A"
+if [ "$rc" -eq 0 ] && out_has "halo exchanges over mpi" && out_has "reductions over mpi"; then
+  ok "--transport mpi,mpi: the report names MPI for both"
+else
+  not_ok "--transport mpi,mpi: exit $rc"
+  diag "$tmp/out" "$tmp/err"
+fi
+mrun 2 --device cpu --transport nccl "$A"
+if [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ] && err_has "--transport: NCCL cannot serve this context: the context computes on the CPU"; then
+  ok "--device cpu --transport nccl: exit $rc, refused with the reason"
+else
+  not_ok "--device cpu --transport nccl: exit $rc"
   diag "$tmp/err"
 fi
 echo "1..$ntests"

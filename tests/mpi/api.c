@@ -293,6 +293,69 @@ static void local_rows(MPI_Comm comm, sps_device_kind dev)
   free(va);
 }
 
+/*
+ * sps_context_set_transport and _get_transport: bad values and contexts refused; MPI always
+ * taken; NCCL taken exactly where it can serve (a build with NCCL, a CUDA context, more than
+ * one rank, a GPU a rank), else refused with the reason, the same on every rank; AUTO resolved
+ * to NCCL for the halo exactly where NCCL can serve. The solves' bits over each transport are
+ * held to the single process's in tests/mpi/solvers.c.
+ */
+static void transports(MPI_Comm comm, sps_device_kind dev)
+{
+  int size;
+  MPI_Comm_size(comm, &size);
+  sps_context *ctx = mpitest_context(comm, dev), *plain = NULL;
+  sps_transport h = SPS_TRANSPORT_AUTO, r = SPS_TRANSPORT_AUTO;
+  sps_context_get_transport(ctx, &h, &r);
+  const sps_transport auto_halo = h;
+  mpi_ok(comm, (h == SPS_TRANSPORT_MPI || h == SPS_TRANSPORT_NCCL) && r == SPS_TRANSPORT_MPI,
+         "%d rank%s: a new context's transports resolve to halo %s, reductions %s", size,
+         size == 1 ? "" : "s", sps_transport_name(h), sps_transport_name(r));
+  expect(comm, ctx, sps_context_set_transport(ctx, (sps_transport)7, SPS_TRANSPORT_MPI),
+         SPS_ERR_ARGUMENT, -1, "sps_context_set_transport with an unknown halo transport");
+  expect(comm, ctx, sps_context_set_transport(ctx, SPS_TRANSPORT_MPI, (sps_transport)-1),
+         SPS_ERR_ARGUMENT, -1, "sps_context_set_transport with an unknown reduction transport");
+  if (sps_context_create(&plain, SPS_DEVICE_CPU, 0)) sps_bail("plain context");
+  mpi_ok(comm,
+         sps_context_set_transport(plain, SPS_TRANSPORT_MPI, SPS_TRANSPORT_MPI) == SPS_ERR_ARGUMENT &&
+             sps_context_set_transport(NULL, SPS_TRANSPORT_MPI, SPS_TRANSPORT_MPI) == SPS_ERR_ARGUMENT,
+         "sps_context_set_transport refuses a context of one process and NULL");
+  sps_context_destroy(&plain);
+  mpi_ok(comm,
+         sps_transport_name(SPS_TRANSPORT_NCCL) && !strcmp(sps_transport_name(SPS_TRANSPORT_NCCL), "nccl") &&
+             sps_transport_name((sps_transport)9) == NULL,
+         "sps_transport_name names the transports and no other value");
+  sps_status st = sps_context_set_transport(ctx, SPS_TRANSPORT_MPI, SPS_TRANSPORT_MPI);
+  sps_context_get_transport(ctx, &h, &r);
+  mpi_ok(comm, st == SPS_SUCCESS && h == SPS_TRANSPORT_MPI && r == SPS_TRANSPORT_MPI,
+         "%d rank%s: MPI for both is taken", size, size == 1 ? "" : "s");
+  st = sps_context_set_transport(ctx, SPS_TRANSPORT_NCCL, SPS_TRANSPORT_NCCL);
+  const int nccl = st == SPS_SUCCESS;
+  char why[200];
+  snprintf(why, sizeof why, "%s", nccl ? "" : sps_context_last_error(ctx));
+  sps_context_get_transport(ctx, &h, &r);
+  /* where NCCL is refused, why: a CPU context, one rank, a shared GPU or a build without it */
+  const int cannot = dev == SPS_DEVICE_CPU || size == 1 || !sps_have_cuda();
+  int all = nccl, any = nccl;
+  MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, comm);
+  MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, comm);
+  mpi_ok(comm,
+         all == any && (!cannot || !nccl) &&
+             (nccl ? h == SPS_TRANSPORT_NCCL && r == SPS_TRANSPORT_NCCL
+                   : st == SPS_ERR_UNSUPPORTED && strstr(why, "NCCL cannot serve") &&
+                         h == SPS_TRANSPORT_MPI && r == SPS_TRANSPORT_MPI),
+         "%d rank%s, %s: NCCL %s, the same on every rank%s%s", size, size == 1 ? "" : "s",
+         dev == SPS_DEVICE_CPU ? "CPU" : "CUDA", nccl ? "taken for both" : "refused",
+         nccl ? "" : ": ", why);
+  mpi_ok(comm, (auto_halo == SPS_TRANSPORT_NCCL) == nccl,
+         "AUTO took NCCL for the halo exactly where NCCL can serve (%s)", nccl ? "it can" : "it cannot");
+  st = sps_context_set_transport(ctx, SPS_TRANSPORT_AUTO, SPS_TRANSPORT_AUTO);
+  sps_context_get_transport(ctx, &h, &r);
+  mpi_ok(comm, st == SPS_SUCCESS && h == auto_halo && r == SPS_TRANSPORT_MPI,
+         "back to AUTO: halo %s, reductions %s", sps_transport_name(h), sps_transport_name(r));
+  if (sps_context_destroy(&ctx)) sps_bail("context destroy");
+}
+
 int main(int argc, char **argv)
 {
   mpitest_init(&argc, &argv);
@@ -302,6 +365,7 @@ int main(int argc, char **argv)
     if (comm == MPI_COMM_NULL) continue;
     bad_arguments(comm, dev);
     local_rows(comm, dev);
+    transports(comm, dev);
     MPI_Comm_free(&comm);
   }
   mpitest_barrier();

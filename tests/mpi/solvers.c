@@ -1,4 +1,4 @@
-/* solvers.c: each Krylov method on 1 .. P ranks against the single-process solve: with a preconditioner that does not depend on the partition (none, jacobi), the same iterations, reason, residual history and x to the bit, the rows spread in contiguous blocks and by METIS; with the per-rank ones (ic0, ilu0, ilut, bjacobi) the single-process bits on one rank and convergence to the tolerance, checked on b - Ax formed apart, on more; the automatic choice. */
+/* solvers.c: each Krylov method on 1 .. P ranks against the single-process solve: with a preconditioner that does not depend on the partition (none, jacobi), the same iterations, reason, residual history and x to the bit, the rows spread in contiguous blocks and by METIS; with the per-rank ones (ic0, ilu0, ilut, bjacobi) the single-process bits on one rank and convergence to the tolerance, checked on b - Ax formed apart, on more; the automatic choice; on CUDA, the same bits over each transport (MPI, NCCL). */
 #include "mpitest.h"
 
 typedef struct config {
@@ -128,6 +128,47 @@ static double true_residual(const sps_matrix *A, int64_t n, const double *b, con
   return sqrt(rr / bb);
 }
 
+/*
+ * The same solve again over each transport a distributed CUDA context has (the halo over NCCL
+ * with MPI's or NCCL's reductions, then MPI for both): the single process's iterations,
+ * history and x to the bit every time. Skipped where NCCL cannot serve (one GPU for both
+ * ranks, a build without NCCL).
+ */
+static void transport_checks(MPI_Comm comm, sps_context *dctx, const sps_matrix *A, sps_solver *s,
+                             sps_vector *vb, sps_vector *vx, int64_t n, double *x,
+                             const result *ref, const char *what)
+{
+  static const sps_transport pairs[3][2] = {{SPS_TRANSPORT_NCCL, SPS_TRANSPORT_MPI},
+                                            {SPS_TRANSPORT_NCCL, SPS_TRANSPORT_NCCL},
+                                            {SPS_TRANSPORT_MPI, SPS_TRANSPORT_MPI}};
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  for (int k = 0; k < 3; k++) {
+    sps_status st = sps_context_set_transport(dctx, pairs[k][0], pairs[k][1]);
+    if (st == SPS_ERR_UNSUPPORTED) {
+      if (rank == 0) sps_skip("%s, halo %s, reductions %s: %s", what, sps_transport_name(pairs[k][0]),
+                              sps_transport_name(pairs[k][1]), sps_context_last_error(dctx));
+      continue;
+    }
+    if (!st) st = sps_solver_solve(s, vb, vx);
+    if (st) sps_bail("%s: transport %d: %s", what, k, sps_context_last_error(dctx));
+    if (sps_vector_gather(A, 0, vx, x)) sps_bail("%s: gather", what);
+    result got;
+    memset(&got, 0, sizeof got);
+    collect(s, &got, n, 0, NULL);
+    const int64_t dx = rank == 0 ? mpitest_first_diff(n, x, ref->x) : -1;
+    const int64_t dh = got.nhist == ref->nhist ? mpitest_first_diff(got.nhist, got.hist, ref->hist) : 0;
+    mpi_ok(comm, got.iterations == ref->iterations && got.reason == ref->reason && dx < 0 && dh < 0,
+           "%s, halo over %s, reductions over %s: %d iterations, history and x equal to the "
+           "single process's bits%s", what, sps_transport_name(pairs[k][0]),
+           sps_transport_name(pairs[k][1]), got.iterations,
+           dx >= 0 ? " -- x differs" : dh >= 0 ? " -- the history differs" : "");
+    result_free(&got);
+  }
+  if (sps_context_set_transport(dctx, SPS_TRANSPORT_AUTO, SPS_TRANSPORT_AUTO))
+    sps_bail("transport back to auto: %s", sps_context_last_error(dctx));
+}
+
 static void run_config(sps_device_kind dev, const config *c)
 {
   char path[1024], name[160];
@@ -209,6 +250,8 @@ static void run_config(sps_device_kind dev, const config *c)
                sps_solver_type_name(got.method));
       }
       result_free(&got);
+      if (dev == SPS_DEVICE_CUDA && size > 1 && !part && !c->per_rank)
+        transport_checks(comm, dctx, A, s, vb, vx, n, x, &ref, what);
       sps_solver_destroy(&s);
       sps_vector_destroy(&vb);
       sps_vector_destroy(&vx);
