@@ -11,7 +11,8 @@
  *   mpirun -np P bench/mpi-bench --matrix FILE           strong scaling on a file: every rank
  *                                                        reads its rows (sps_matrix_read_mm_dist)
  * Options: --device cpu|cuda (default cpu), --solver cg|gmres (GMRES(30); default cg),
- * --iterations K (iterations timed, default 200), --repeat R (solves timed, at most 64, the
+ * --iterations K (iterations timed, default 200; with --rtol the most), --rtol R (solve to
+ * ||r|| <= R ||b|| instead of exactly K iterations: the time to solution), --repeat R (solves timed, at most 64, the
  * median kept, default 3), --precond none|jacobi (default jacobi), --pipelined (CG),
  * --convection C (the generated problem becomes convection-diffusion: -1 - C and -1 + C on the
  * x-1 and x+1 couplings, nonsymmetric for C != 0; default 0), --halo and --reduce
@@ -25,9 +26,9 @@
  * the inner planes overlaps the halo exchange; the global numbering is the concatenation of
  * the ranks' numberings. Each rank makes only its own rows (sps_matrix_create_dist_csr).
  *
- * A CG solve runs exactly K iterations (rtol 1e-300, maxit K) from x = 0 with b = A (1, ..,
- * 1); the time per iteration is the solve's over K. The split comes from the context's clocks
- * (sps_context_get_comm_times): local products (rows free of the halo, then the boundary
+ * A solve runs exactly K iterations (rtol 1e-300, maxit K), or to --rtol, from x = 0 with
+ * b = A (1, .., 1); the time per iteration is the solve's over its iterations. The split
+ * comes from the context's clocks (sps_context_get_comm_times): local products (rows free of the halo, then the boundary
  * rows), halo exchange (start, then the wait not hidden by the local product), reductions
  * (the exchanges of the partial sums), and the rest (vector updates, the true residuals of the
  * start and the end): the solve's time is the slowest rank's, its parts the mean over the
@@ -55,7 +56,7 @@ typedef struct opts {
   sps_device_kind device;
   sps_precond_type precond;
   sps_solver_type solver;
-  double convection;
+  double convection, rtol;
   sps_transport halo, reduce;
 } opts;
 
@@ -178,7 +179,7 @@ static void cg_open(cg_run *r, sps_context *ctx, const sps_matrix *A, const opts
       sps_vector_create(ctx, &r->one, nl) || sps_vector_fill(r->one, 1.0) ||
       sps_spmv_plan_create(ctx, &r->plan, A, SPS_SPMV_AUTO) || sps_spmv_plan_setup(r->plan) ||
       sps_spmv_apply(r->plan, 1.0, r->one, 0.0, r->b) || sps_solver_create(ctx, &r->s, o->solver) ||
-      sps_solver_set_precond(r->s, o->precond) || sps_solver_set_tolerances(r->s, 1e-300, 0.0) ||
+      sps_solver_set_precond(r->s, o->precond) || sps_solver_set_tolerances(r->s, o->rtol > 0.0 ? o->rtol : 1e-300, 0.0) ||
       sps_solver_set_max_iterations(r->s, o->iterations) ||
       (o->solver == SPS_SOLVER_GMRES && sps_solver_set_restart(r->s, 30)) ||
       (o->solver == SPS_SOLVER_CG && sps_solver_set_pipelined(r->s, o->pipelined)) ||
@@ -431,7 +432,7 @@ int main(int argc, char **argv)
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
   opts o = {0, 0, 0, 3, 200, 0, NULL, NULL, NULL, NULL, SPS_DEVICE_CPU, SPS_PRECOND_JACOBI,
-            SPS_SOLVER_CG, 0.0, SPS_TRANSPORT_AUTO, SPS_TRANSPORT_AUTO};
+            SPS_SOLVER_CG, 0.0, 0.0, SPS_TRANSPORT_AUTO, SPS_TRANSPORT_AUTO};
   opts_ = &o;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -441,6 +442,7 @@ int main(int argc, char **argv)
     else if (!strcmp(a, "--read") && v) o.read_file = argv[++i];
     else if (!strcmp(a, "--matrix") && v) o.matrix_file = argv[++i];
     else if (!strcmp(a, "--convection") && v) o.convection = atof(argv[++i]);
+    else if (!strcmp(a, "--rtol") && v) o.rtol = atof(argv[++i]);
     else if (!strcmp(a, "--solver") && v) {
       ++i;
       o.solver = !strcmp(v, "cg") ? SPS_SOLVER_CG : !strcmp(v, "gmres") ? SPS_SOLVER_GMRES : (die("--solver cg|gmres, not %s", v), SPS_SOLVER_CG);
