@@ -646,8 +646,8 @@ const sps_backend sps_backend_cuda = {
  * work), the host reads them back with the state block, merges the blocks and the ranks
  * (sps_comm_sum), closes the step with core/krylov_state.h's functions, and writes the state
  * back. Each costs a host synchronisation, so the batches of iterations are not captured in
- * graphs here (the table has no graph entries) and GMRES runs its host-driven cycle (no
- * gmres_* steps), whose dots, norms and V^T w are split the same way.
+ * graphs here (the table has no graph entries). GMRES's steps are the CPU backend's, split the
+ * same way (below).
  */
 
 static sps_status cud_dot(sps_context *ctx, int64_t n, const double *x, const double *y,
@@ -836,6 +836,219 @@ static sps_status cud_bicgstab_step_b(sps_context *ctx, int64_t n, const double 
   return dist_write_state(ctx, S, sizeof *S);
 }
 
+/*
+ * GMRES's steps on a distributed context: the CPU backend's steps (core/backend_cpu.c,
+ * cpu_gmres_*) with their reductions split as above. Each reduction is a split one (the dots'
+ * partials on the device, merged over the blocks and the ranks on the host), each vector
+ * update the kernel the CPU's gives the bits of (gemv_n in SPS_GEMV_CHUNK columns, copies and
+ * scalings), and each column is closed on the host by the shared sps_gmres_close_column on a
+ * host copy of the state: the struct and the arrays the close reads and writes (g, the
+ * rotations), read before and written back after with the column of H and R and the
+ * history's entry. So the iterations and the bits are the CPU's, and the single GPU
+ * process's, on any number of ranks.
+ */
+
+/* The host copy of a distributed GMRES state: the device's struct in dev, the same with host
+ * arrays g, cs, sn (read from the device) in h, the history detached. */
+typedef struct dist_gmres {
+  sps_gmres_state dev, h;
+  double *buf; /* 3 (m + 1) doubles: g, cs, sn */
+} dist_gmres;
+
+static sps_status dist_gmres_read(sps_context *ctx, const sps_gmres_state *S, dist_gmres *G)
+{
+  G->buf = NULL;
+  SPS_CHECK(cu_download(ctx, &G->dev, S, sizeof *S));
+  const size_t m1 = (size_t)G->dev.m + 1;
+  SPS_CHECK(sps_host_alloc(ctx, (void **)&G->buf, 3 * m1, sizeof(double), "GMRES state on the host"));
+  G->h = G->dev;
+  G->h.g = G->buf;
+  G->h.cs = G->buf + m1;
+  G->h.sn = G->buf + 2 * m1;
+  G->h.history = NULL;
+  G->h.H = G->h.R = G->h.y = G->h.work = NULL;
+  sps_status st = cu_download(ctx, G->h.g, G->dev.g, m1 * sizeof(double));
+  if (!st && G->dev.m > 0) st = cu_download(ctx, G->h.cs, G->dev.cs, (m1 - 1) * sizeof(double));
+  if (!st && G->dev.m > 0) st = cu_download(ctx, G->h.sn, G->dev.sn, (m1 - 1) * sizeof(double));
+  if (st) sps_host_free(G->buf);
+  return st;
+}
+
+/* Write the host copy back: the arrays, the history's entry it (the residual estimate) when
+ * `hist`, the scalars of the struct with the device's pointers. Frees the host arrays. */
+static sps_status dist_gmres_write(sps_context *ctx, sps_gmres_state *S, dist_gmres *G, int hist,
+                                   double value)
+{
+  const size_t m1 = (size_t)G->dev.m + 1;
+  sps_gmres_state out = G->h;
+  out.g = G->dev.g;
+  out.cs = G->dev.cs;
+  out.sn = G->dev.sn;
+  out.history = G->dev.history;
+  out.H = G->dev.H;
+  out.R = G->dev.R;
+  out.y = G->dev.y;
+  out.work = G->dev.work;
+  sps_status st = cu_upload(ctx, out.g, G->h.g, m1 * sizeof(double));
+  if (!st && G->dev.m > 0) st = cu_upload(ctx, out.cs, G->h.cs, (m1 - 1) * sizeof(double));
+  if (!st && G->dev.m > 0) st = cu_upload(ctx, out.sn, G->h.sn, (m1 - 1) * sizeof(double));
+  if (!st && hist && out.history && out.it <= out.maxit)
+    st = cu_upload(ctx, out.history + out.it, &value, sizeof value);
+  if (!st) st = cu_upload(ctx, S, &out, sizeof out);
+  sps_host_free(G->buf);
+  G->buf = NULL;
+  return st;
+}
+
+/* out[l] <- x[l].y merged over the blocks and the ranks, l < k: four per pass, up to
+ * SPS_COMM_MAX_SUMS per exchange. */
+static sps_status dist_dots_with(sps_context *ctx, int64_t n, int k, const double *const *x,
+                                 const double *y, double *out)
+{
+  const unsigned grid = sps_cuda_dist_grid(n, sps_cuda(ctx)->reduce_blocks);
+  sps_csum sums[SPS_COMM_MAX_SUMS];
+  for (int c0 = 0; c0 < k; c0 += SPS_COMM_MAX_SUMS) {
+    const int cc = k - c0 < SPS_COMM_MAX_SUMS ? k - c0 : SPS_COMM_MAX_SUMS;
+    for (int j0 = 0; j0 < cc; j0 += 4) {
+      const int kk = cc - j0 < 4 ? cc - j0 : 4;
+      const double *ys[4] = {y, y, y, y};
+      SPS_CHECK(dist_dots(ctx, n, kk, x + c0 + j0, ys, j0));
+    }
+    SPS_CHECK(dist_read(ctx, grid, cc, NULL, 0, sums));
+    SPS_CHECK(sps_comm_sum(ctx, sums, cc, NULL, 0));
+    for (int j = 0; j < cc; j++) out[c0 + j] = sps_csum_value(sums[j]);
+  }
+  return SPS_SUCCESS;
+}
+
+/* a = b <- x inv (x, a, b of n entries; a and b apart from x): a basis vector and vcur. */
+static sps_status dist_scale_into_two(sps_context *ctx, int64_t n, double inv, const double *x,
+                                      double *a, double *b)
+{
+  SPS_CHECK(cu_copy(ctx, n, x, a));
+  SPS_CHECK(cu_scal(ctx, n, inv, a));
+  return cu_copy(ctx, n, a, b);
+}
+
+static sps_status cud_gmres_workspace(sps_context *ctx, int64_t n, int m, size_t *ndoubles)
+{
+  SPS_CHECK_ARG(ctx, n >= 0, "n");
+  SPS_CHECK_ARG(ctx, m >= 1, "m");
+  SPS_CHECK_ARG(ctx, ndoubles != NULL, "ndoubles");
+  *ndoubles = (size_t)m + 1;
+  return SPS_SUCCESS;
+}
+
+/* beta <- sqrt(r.r), the cycle opened (sps_gmres_open_cycle); v_0 = r / beta into V(:, 0) and
+ * vcur. */
+static sps_status cud_gmres_start(sps_context *ctx, int64_t n, const double *r, double *V,
+                                  double *vcur, sps_gmres_state *S)
+{
+  double rr;
+  SPS_CHECK(cud_dot(ctx, n, r, r, &rr));
+  const double beta = sqrt(rr);
+  dist_gmres G;
+  SPS_CHECK(dist_gmres_read(ctx, S, &G));
+  sps_gmres_open_cycle(&G.h, beta);
+  const int running = G.h.status == SPS_GMRES_RUNNING;
+  SPS_CHECK(dist_gmres_write(ctx, S, &G, 1, beta));
+  if (!running) return SPS_SUCCESS;
+  return dist_scale_into_two(ctx, n, 1.0 / beta, r, V, vcur);
+}
+
+/* One CGS2 Arnoldi step on column j = S->j, as cpu_gmres_arnoldi: [w.w, V_j^T w] in one
+ * exchange, w -= V_j h, h2 = V_j^T w, w -= V_j h2, w.w; the column closed on the host. */
+static sps_status cud_gmres_arnoldi(sps_context *ctx, int64_t n, int m, double *V, int64_t ldv,
+                                    double *w, double *vcur, sps_gmres_state *S)
+{
+  (void)m;
+  dist_gmres G;
+  SPS_CHECK(dist_gmres_read(ctx, S, &G));
+  if (G.h.status != SPS_GMRES_RUNNING) {
+    sps_host_free(G.buf);
+    return SPS_SUCCESS;
+  }
+  const int j = G.h.j, nc = j + 1, ldh = G.h.m + 1;
+  sps_status st = SPS_SUCCESS;
+  const double **xs = NULL;
+  double *h = NULL; /* (m + 1) H(:, j), then (m + 1) h2, then (m + 2) the dots */
+  st = sps_host_alloc(ctx, (void **)&xs, (size_t)nc + 1, sizeof *xs, "GMRES columns");
+  if (!st) st = sps_host_calloc(ctx, (void **)&h, 3 * (size_t)ldh + 1, sizeof *h, "GMRES column");
+  if (st) goto cleanup;
+  double *h2 = h + ldh, *d = h + 2 * ldh, ww;
+  xs[0] = w;
+  for (int i = 0; i < nc; i++) xs[i + 1] = V + (int64_t)i * ldv;
+  SPS_TRY(dist_dots_with(ctx, n, nc + 1, xs, w, d));
+  ww = d[0];
+  for (int i = 0; i < nc; i++) h[i] = d[i + 1];
+  G.h.wnorm = sqrt(ww);
+  SPS_TRY(cu_gemv_n(ctx, n, nc, -1.0, V, ldv, h, w));
+  SPS_TRY(cud_gemv_t(ctx, n, nc, V, ldv, w, h2));
+  SPS_TRY(cu_gemv_n(ctx, n, nc, -1.0, V, ldv, h2, w));
+  SPS_TRY(cud_dot(ctx, n, w, w, &ww));
+  for (int i = 0; i < nc; i++) h[i] += h2[i];
+  G.h.hnext = sqrt(ww);
+  h[j + 1] = G.h.hnext;
+  /* H(0:j+1, j) as formed, R(0:j+1, j) = the same rotated */
+  SPS_TRY(cu_upload(ctx, G.dev.H + (int64_t)j * ldh, h, (size_t)(j + 2) * sizeof *h));
+  sps_gmres_close_column(&G.h, h, G.h.cs, G.h.sn);
+  SPS_TRY(cu_upload(ctx, G.dev.R + (int64_t)j * ldh, h, (size_t)(j + 2) * sizeof *h));
+  const int closed = G.h.it != G.dev.it, vnext = G.h.vnext;
+  G.h.vnext = 0;
+  const double hnext = G.h.hnext;
+  SPS_TRY(dist_gmres_write(ctx, S, &G, closed, G.h.resid));
+  if (vnext) SPS_TRY(dist_scale_into_two(ctx, n, 1.0 / hnext, w, V + (int64_t)(j + 1) * ldv, vcur));
+cleanup:
+  sps_host_free(G.buf);
+  sps_host_free(xs);
+  sps_host_free(h);
+  return st;
+}
+
+/* k = S->j: y <- R_k^-1 g_k (on the host, as cpu_gmres_update), u <- V_k y. */
+static sps_status cud_gmres_update(sps_context *ctx, int64_t n, int m, const double *V,
+                                   int64_t ldv, sps_gmres_state *S, double *u)
+{
+  (void)m;
+  sps_gmres_state d;
+  SPS_CHECK(cu_download(ctx, &d, S, sizeof d));
+  if (d.status == SPS_GMRES_NAN) return SPS_SUCCESS;
+  const int k = d.j, ldh = d.m + 1;
+  sps_status st = SPS_SUCCESS;
+  double *R = NULL, *g = NULL, *y = NULL;
+  st = sps_host_alloc(ctx, (void **)&R, (size_t)ldh * (size_t)(k > 0 ? k : 1), sizeof *R, "GMRES R");
+  if (!st) st = sps_host_alloc(ctx, (void **)&g, (size_t)ldh, sizeof *g, "GMRES g");
+  if (!st) st = sps_host_alloc(ctx, (void **)&y, (size_t)ldh, sizeof *y, "GMRES y");
+  if (st) goto cleanup;
+  SPS_TRY(cu_download(ctx, R, d.R, (size_t)ldh * (size_t)k * sizeof *R));
+  SPS_TRY(cu_download(ctx, g, d.g, (size_t)ldh * sizeof *g));
+  /* for i = k-1 .. 0: y_i = t_i / r_ii; t_l -= r_li y_i (l < i), t = g */
+  for (int i = k - 1; i >= 0; i--) {
+    const double *ri = R + (int64_t)i * ldh;
+    const double yi = g[i] / ri[i];
+    y[i] = yi;
+    for (int l = 0; l < i; l++) g[l] -= ri[l] * yi;
+  }
+  SPS_TRY(cu_upload(ctx, d.y, y, (size_t)k * sizeof *y));
+  SPS_TRY(cu_fill(ctx, n, 0.0, u));
+  st = cu_gemv_n(ctx, n, k, 1.0, V, ldv, y, u);
+cleanup:
+  sps_host_free(R);
+  sps_host_free(g);
+  sps_host_free(y);
+  return st;
+}
+
+/* Flexible GMRES: Z(:, j) <- z for j = S->j, while the cycle runs. */
+static sps_status cud_gmres_store_z(sps_context *ctx, int64_t n, const double *z, double *Z,
+                                    int64_t ldz, const sps_gmres_state *S)
+{
+  sps_gmres_state d;
+  SPS_CHECK(cu_download(ctx, &d, S, sizeof d));
+  if (d.status != SPS_GMRES_RUNNING) return SPS_SUCCESS;
+  return cu_copy(ctx, n, z, Z + (int64_t)d.j * ldz);
+}
+
 /* The state blocks fit the pinned room kept for them. */
 typedef char sps_dist_state_fits[sizeof(sps_cg_state) <= SPLIT_STATE_DOUBLES * sizeof(double) &&
                                          sizeof(sps_bicgstab_state) <=
@@ -870,6 +1083,11 @@ const sps_backend sps_backend_cuda_dist = {
     .bicgstab_step_a = cud_bicgstab_step_a,
     .bicgstab_step_b = cud_bicgstab_step_b,
     .bicgstab_direction = cu_bicgstab_direction,
+    .gmres_workspace = cud_gmres_workspace,
+    .gmres_start = cud_gmres_start,
+    .gmres_arnoldi = cud_gmres_arnoldi,
+    .gmres_update = cud_gmres_update,
+    .gmres_store_z = cud_gmres_store_z,
     .timer_start = cu_timer_start,
     .timer_stop = cu_timer_stop,
     /* only the elementwise copies of a solve_many that solves its columns one at a time (a
