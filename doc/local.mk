@@ -4,3 +4,4 @@ EXTRA_DIST += %reldir%/design.md
 EXTRA_DIST += %reldir%/performance.md
 EXTRA_DIST += %reldir%/convergence-orsreg_1.png
 EXTRA_DIST += %reldir%/reliability.md
+EXTRA_DIST += %reldir%/scaling-gpus.png

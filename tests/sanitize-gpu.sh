@@ -7,7 +7,8 @@
 #   SPS_TEST_DEVICE=cuda ./libtool --mode=execute compute-sanitizer --tool T --error-exitcode 9 PROGRAM ARGS
 # with its log in OUTDIR/<tool>-<name>.log; the summary (tool, program, exit code: 0 clean, 9
 # errors found, 124 out of time; the TAP counts; the tool's summary line) goes to stdout and
-# OUTDIR/summary.txt. No filter (--launch-count, --kernel-name) is used: with them the tool
+# OUTDIR/summary.txt (sorted at the end; OUTDIR/summary-as-run.txt gets each line as its run
+# ends, so a run cut short keeps what finished). No filter (--launch-count, --kernel-name) is used: with them the tool
 # itself failed ("Internal Sanitizer Error") on the H100 (doc/reliability.md). Long programs
 # are split instead: tests/unit/solvers and tests/unit/krylov_steps run one group of checks per
 # process (racecheck's cost is on the host, so runs side by side finish sooner), and the
@@ -60,7 +61,8 @@ list() {
       tests/kernels/spmv_binned_gpu tests/kernels/spgemm_gpu tests/kernels/amg_aggregate_gpu \
       tests/kernels/amg_setup_gpu tests/unit/amg \
       tests/kernels/spmm_api_gpu tests/kernels/spmm_csr_gpu tests/kernels/spmm_sputnik_gpu \
-      tests/kernels/spmm_balanced_gpu tests/kernels/spmm_spmv_gpu tests/kernels/spmm_cusparse_gpu; do
+      tests/kernels/spmm_balanced_gpu tests/kernels/spmm_spmv_gpu tests/kernels/spmm_cusparse_gpu \
+      tests/kernels/spmv_dist_gpu tests/unit/block_steps tests/unit/solve_many tests/unit/pipelined; do
       [ -x "$p" ] && printf '%s\t%s\t%s\n' "$t" "${p##*/}" "$p"
     done
     printf '%s\tcli-gmres-fused\t./spsolve --device cuda --solver gmres --precond none --gmres-fused --maxit 8 --restart 4 -q tests/data/orsreg_1.mtx.gz\n' "$t"
@@ -95,4 +97,4 @@ export out limit
 
 list | awk -F'\t' -v re="${SANITIZE_ONLY:-.}" '$2 ~ re' | tr '\t' '\034' |
   xargs -d '\n' -P "$jobs" -n 1 bash -c 'IFS=$'"'\\034'"' read -r a b c d <<< "$1"; run_one "$a" "$b" "$c" "$d"' _ |
-  sort | tee "$out/summary.txt"
+  tee "$out/summary-as-run.txt" | sort | tee "$out/summary.txt"
