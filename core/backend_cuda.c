@@ -701,9 +701,10 @@ static sps_status cud_nrm2(sps_context *ctx, int64_t n, const double *x, double 
   return SPS_SUCCESS;
 }
 
-/* h <- V^T x: four columns per pass, up to SPS_COMM_MAX_SUMS per exchange. */
-static sps_status cud_gemv_t(sps_context *ctx, int64_t n, int k, const double *V, int64_t ldv,
-                             const double *x, double *h)
+/* out[l] <- x[l].y merged over the blocks and the ranks, l < k: four per pass, up to
+ * SPS_COMM_MAX_SUMS per exchange. */
+static sps_status dist_dots_with(sps_context *ctx, int64_t n, int k, const double *const *x,
+                                 const double *y, double *out)
 {
   const unsigned grid = sps_cuda_dist_grid(n, sps_cuda(ctx)->reduce_blocks);
   sps_csum sums[SPS_COMM_MAX_SUMS];
@@ -711,16 +712,25 @@ static sps_status cud_gemv_t(sps_context *ctx, int64_t n, int k, const double *V
     const int cc = k - c0 < SPS_COMM_MAX_SUMS ? k - c0 : SPS_COMM_MAX_SUMS;
     for (int j0 = 0; j0 < cc; j0 += 4) {
       const int kk = cc - j0 < 4 ? cc - j0 : 4;
-      const double *xs[4], *ys[4];
-      for (int l = 0; l < kk; l++) {
-        xs[l] = V + (int64_t)(c0 + j0 + l) * ldv;
-        ys[l] = x;
-      }
-      SPS_CHECK(dist_dots(ctx, n, kk, xs, ys, j0));
+      const double *ys[4] = {y, y, y, y};
+      SPS_CHECK(dist_dots(ctx, n, kk, x + c0 + j0, ys, j0));
     }
     SPS_CHECK(dist_read(ctx, grid, cc, NULL, 0, sums));
     SPS_CHECK(sps_comm_sum(ctx, sums, cc, NULL, 0));
-    for (int j = 0; j < cc; j++) h[c0 + j] = sps_csum_value(sums[j]);
+    for (int j = 0; j < cc; j++) out[c0 + j] = sps_csum_value(sums[j]);
+  }
+  return SPS_SUCCESS;
+}
+
+/* h <- V^T x: the columns of V as dist_dots_with's list, SPS_COMM_MAX_SUMS at a time. */
+static sps_status cud_gemv_t(sps_context *ctx, int64_t n, int k, const double *V, int64_t ldv,
+                             const double *x, double *h)
+{
+  const double *cols[SPS_COMM_MAX_SUMS];
+  for (int c0 = 0; c0 < k; c0 += SPS_COMM_MAX_SUMS) {
+    const int cc = k - c0 < SPS_COMM_MAX_SUMS ? k - c0 : SPS_COMM_MAX_SUMS;
+    for (int j = 0; j < cc; j++) cols[j] = V + (int64_t)(c0 + j) * ldv;
+    SPS_CHECK(dist_dots_with(ctx, n, cc, cols, x, h + c0));
   }
   return SPS_SUCCESS;
 }
@@ -898,27 +908,6 @@ static sps_status dist_gmres_write(sps_context *ctx, sps_gmres_state *S, dist_gm
   sps_host_free(G->buf);
   G->buf = NULL;
   return st;
-}
-
-/* out[l] <- x[l].y merged over the blocks and the ranks, l < k: four per pass, up to
- * SPS_COMM_MAX_SUMS per exchange. */
-static sps_status dist_dots_with(sps_context *ctx, int64_t n, int k, const double *const *x,
-                                 const double *y, double *out)
-{
-  const unsigned grid = sps_cuda_dist_grid(n, sps_cuda(ctx)->reduce_blocks);
-  sps_csum sums[SPS_COMM_MAX_SUMS];
-  for (int c0 = 0; c0 < k; c0 += SPS_COMM_MAX_SUMS) {
-    const int cc = k - c0 < SPS_COMM_MAX_SUMS ? k - c0 : SPS_COMM_MAX_SUMS;
-    for (int j0 = 0; j0 < cc; j0 += 4) {
-      const int kk = cc - j0 < 4 ? cc - j0 : 4;
-      const double *ys[4] = {y, y, y, y};
-      SPS_CHECK(dist_dots(ctx, n, kk, x + c0 + j0, ys, j0));
-    }
-    SPS_CHECK(dist_read(ctx, grid, cc, NULL, 0, sums));
-    SPS_CHECK(sps_comm_sum(ctx, sums, cc, NULL, 0));
-    for (int j = 0; j < cc; j++) out[c0 + j] = sps_csum_value(sums[j]);
-  }
-  return SPS_SUCCESS;
 }
 
 /* a = b <- x inv (x, a, b of n entries; a and b apart from x): a basis vector and vcur. */
