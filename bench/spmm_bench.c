@@ -31,6 +31,9 @@ static const char usage[] =
     "  --seed S              seed of the random X (default 1)\n"
     "  --copy-mb M           size of the copy that measures the bandwidth (default 2048, CPU 256)\n"
     "  --tsv FILE            write the results as TSV (rewritten after every matrix)\n"
+    "  --skip-slower F       a variant (not auto, not cusparse-spmm) more than F times slower\n"
+    "                        than the fastest at one k is not run at the larger k of the same\n"
+    "                        matrix (default 20; 0: run everything)\n"
     "Exit status: 0 when every result was right, 1 when one was wrong or a matrix could not be\n"
     "loaded, 2 for bad usage, 77 without a GPU (--device cuda).\n";
 
@@ -48,6 +51,7 @@ typedef struct options {
   int nk;
   int repeat, batch;
   size_t copy_bytes;
+  double skip_slower; /* --skip-slower F (0: never skip) */
 } options;
 
 typedef struct result {
@@ -82,6 +86,7 @@ static int parse_options(int argc, char **argv, options *o)
   int batch = 0;
   memset(o, 0, sizeof *o);
   bench_common_init(&o->c);
+  o->skip_slower = 20.0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -99,6 +104,10 @@ static int parse_options(int argc, char **argv, options *o)
       klist = v, i++;
     } else if (strcmp(a, "--batch") == 0) {
       bad = bench_parse_int(v, &batch), i++;
+    } else if (strcmp(a, "--skip-slower") == 0) {
+      char *end = NULL;
+      o->skip_slower = strtod(v, &end);
+      bad = end == v || *end != '\0' || !(o->skip_slower >= 0.0), i++;
     } else {
       bad = 1;
     }
@@ -387,6 +396,8 @@ int main(int argc, char **argv)
     sps_matrix_get_size(A, &m, &n, &nnz);
     fprintf(stderr, "spmm-bench: [%d/%d] %s: %lld x %lld, %lld nonzeros\n", mi + 1, o.c.ninputs,
             name, (long long)m, (long long)n, (long long)nnz);
+    /* variants left out at the larger k of this matrix (--skip-slower) */
+    int skip[MAX_RUNS] = {0};
     for (int ki = 0; ki < o.nk; ki++) {
       const int64_t k = o.ks[ki];
       sps_multivector *X = NULL, *Y = NULL;
@@ -422,12 +433,26 @@ int main(int argc, char **argv)
       const sps_spmm_kind auto_kind = sps_spmm_select(A, k, o.c.device, why, sizeof why);
       for (int r = 0; r < o.nruns; r++) {
         if (o.runs[r].kind == SPS_SPMM_SPMV && k != 1) continue; /* one column only */
+        if (skip[r]) {
+          fprintf(stderr, "spmm-bench:   k %3lld %-22s skipped: more than %g times the fastest at "
+                  "a smaller k\n", (long long)k, sps_spmm_kind_name(o.runs[r].kind), o.skip_slower);
+          continue;
+        }
         run_one(ctx, &o, &o.runs[r], A, k, X, Y, yref, tol, yh, nanb, t, &res[nres]);
         res[nres].run = r;
         failed |= res[nres].wrong;
         fprintf(stderr, "spmm-bench:   k %3lld %-22s %10.2f us  %s\n", (long long)k,
                 res[nres].variant, 1e6 * res[nres].sec, res[nres].status);
         nres++;
+      }
+      double fastest = NAN;
+      for (int r = 0; r < nres; r++)
+        if (res[r].ok && (isnan(fastest) || res[r].sec < fastest)) fastest = res[r].sec;
+      for (int r = 0; r < nres && o.skip_slower > 0.0; r++) {
+        const sps_spmm_kind kind = o.runs[res[r].run].kind;
+        if (res[r].ok && kind != SPS_SPMM_AUTO && kind != SPS_SPMM_CUSPARSE &&
+            res[r].sec > o.skip_slower * fastest)
+          skip[res[r].run] = 1;
       }
       double best_cusparse = NAN;
       for (int r = 0; r < nres; r++)
