@@ -11,7 +11,8 @@ FUZZ_CPPFLAGS = -DHAVE_CONFIG_H -I$(FUZZ_BUILD) -I$(top_srcdir)/include -I$(top_
 # cuSPARSE wrappers) and those that exist only for MPI; config.h without SPS_HAVE_CUDA,
 # SPS_HAVE_MPI and SPS_HAVE_METIS.
 FUZZ_LIB_SRCS = $(filter-out core/backend_cuda%.c spmv/cusparse.c spmv/spmm_cusparse.c \
-	core/comm.c core/halo.c core/dist_%.c core/partition.c spmv/dist.c spmv/ref/dist.c,\
+	core/comm.c core/comm_nccl.c core/halo.c core/dist_%.c core/partition.c spmv/dist.c \
+	spmv/ref/dist.c,\
 	$(filter %.c,$(libspsolve_la_SOURCES)))
 FUZZ_OBJECTS = $(FUZZ_LIB_SRCS:%.c=$(FUZZ_BUILD)/obj/%.o) $(FUZZ_BUILD)/obj/cli/options.o \
 	$(FUZZ_BUILD)/obj/cli/error.o
