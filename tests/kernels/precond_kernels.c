@@ -145,7 +145,8 @@ static void check_matrix(const char *name, const sps_host_csr *B, sps_rng *rng)
   dev->be->download(dev, dv, f.values, (size_t)nnz * sizeof(double));
   dev->be->download(dev, dd, f.dinv, (size_t)n * sizeof(double));
   int64_t where = -1;
-  sps_ok(same_bits(rv, dv, nnz, &where) && same_bits(rd, dd, n, &where) && rrep == drep,
+  const int ok = same_bits(rv, dv, nnz, &where) && same_bits(rd, dd, n, &where) && rrep == drep;
+  sps_ok(ok,
          "%s (n %lld): ILU(0) factors equal the reference bit for bit (first difference %lld, "
          "replaced %lld/%lld)",
          name, (long long)n, (long long)where, (long long)rrep, (long long)drep);
