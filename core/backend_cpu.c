@@ -8,7 +8,6 @@
 #include "comm.h"
 #include "block_ops.h"
 #include "compensated_sum.h"
-#include "csum_lanes.h"
 #include "cpu_simd.h"
 #include "internal.h"
 #include "nrm2_scale.h"
@@ -339,43 +338,16 @@ static sps_status cpu_cg_update(sps_context *ctx, int64_t n, const double *p, co
   if (S->deferred) dinv = NULL;
   sps_csum sums[2] = {sps_csum_zero(), sps_csum_zero()};
   sps_csum rr_sum = sps_csum_zero(), rz_sum = sps_csum_zero();
-#pragma omp parallel reduction(csum : rr_sum, rz_sum) if (n > SPS_OMP_MIN)
-  {
-    /* each thread its static part; r.r, a sum of squares, as four interleaved sums
-     * (csum_lanes.h, core/cpu_simd.h: no cancellation to meet a tie), r.z in order */
-    int64_t lo, hi;
-    sps_omp_part(n, &lo, &hi);
-    sps_csum4 rr4;
-    sps_csum4_zero(&rr4);
-    sps_csum rz = sps_csum_zero();
-    int64_t i = lo;
-    for (; i + 4 <= hi; i += 4) {
-      double t[4];
-      for (int l = 0; l < 4; l++) {
-        x[i + l] += alpha * p[i + l];
-        const double ri = r[i + l] - alpha * q[i + l];
-        r[i + l] = ri;
-        t[l] = ri * ri;
-        if (dinv) {
-          z[i + l] = dinv[i + l] * ri;
-          sps_csum_add(&rz, ri * z[i + l]);
-        }
-      }
-      sps_csum4_add(&rr4, t[0], t[1], t[2], t[3]);
+#pragma omp parallel for schedule(static) reduction(csum : rr_sum, rz_sum) if (n > SPS_OMP_MIN)
+  for (int64_t i = 0; i < n; i++) {
+    x[i] += alpha * p[i];
+    double ri = r[i] - alpha * q[i];
+    r[i] = ri;
+    sps_csum_add(&rr_sum, ri * ri);
+    if (dinv) {
+      z[i] = dinv[i] * ri;
+      sps_csum_add(&rz_sum, ri * z[i]);
     }
-    sps_csum rr = sps_csum4_value(&rr4);
-    for (; i < hi; i++) {
-      x[i] += alpha * p[i];
-      const double ri = r[i] - alpha * q[i];
-      r[i] = ri;
-      sps_csum_add(&rr, ri * ri);
-      if (dinv) {
-        z[i] = dinv[i] * ri;
-        sps_csum_add(&rz, ri * z[i]);
-      }
-    }
-    sps_csum_merge(&rr_sum, rr);
-    sps_csum_merge(&rz_sum, rz);
   }
   sums[0] = rr_sum;
   sums[1] = rz_sum;

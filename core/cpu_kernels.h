@@ -19,7 +19,6 @@
 #include <string.h>
 
 #include "compensated_sum.h"
-#include "csum_lanes.h"
 #include "cpu_simd.h"
 
 /* The loops over the SPS_KU accumulators and the SPS_KB columns are unrolled so that their
@@ -115,9 +114,8 @@ static void k_dot_cols(int64_t n, int k, const double *V, int64_t ldv, const dou
 }
 #endif
 
-/* y_i <- y_i + alpha * sum_{j<k} V(i, j) h_j (j in order); then, when yy is not NULL, the
- * squares y_i^2 of the new y into *yy as core/cpu_simd.h says: rows 0 .. n - n % 4 - 1 as four
- * interleaved sums (row i into sum i mod 4), the last n % 4 rows in order after their merge. */
+/* y_i <- y_i + alpha * sum_{j<k} V(i, j) h_j (j in order), then *yy += y_i^2 of the new y_i in
+ * the order i = 0, 1, ... (one compensated sum, as cpu_dot adds them). */
 static void k_gemv_n(int64_t n, int k, double alpha, const double *V, int64_t ldv, const double *h,
                      double *y, sps_csum *yy)
 {
@@ -137,14 +135,17 @@ static void k_gemv_n(int64_t n, int k, double alpha, const double *V, int64_t ld
     KUNROLL
     for (int u = 0; u < SPS_KU; u++)
       kstore(y + i + u * SPS_KW, kload(y + i + u * SPS_KW) + alpha * s[u]);
+    if (yy)
+      for (int l = 0; l < SPS_KU * SPS_KW; l++)
+        sps_csum_add(yy, y[i + l] * y[i + l]);
   }
   for (; i < n; i++) {
     double s = 0.0;
     for (int j = 0; j < k; j++)
       s += V[i + (int64_t)j * ldv] * h[j];
     y[i] += alpha * s;
+    if (yy) sps_csum_add(yy, y[i] * y[i]);
   }
-  if (yy) sps_csum_merge(yy, sps_sumsq4(n, y));
 }
 
 /* y <- a*x + b*y; b = 0: y <- a*x (y not read, so NaN in y does not propagate) */

@@ -26,12 +26,8 @@
  * products cancel to 1e-10 of their terms, left the recorded history at iteration 605 when
  * the dot products were split so. Single dot products therefore stay scalar chains (their
  * speed is the latency of one addition per term), and the width buys only independent sums
- * side by side. The exception is a sum of squares (the y.y of gemv_n, CG's r.r): its terms
- * have one sign, so the band around a rounding boundary is about n^2 u^2 of the sum itself,
- * far below its spacing, and it runs as four interleaved chains (core/csum_lanes.h,
- * sps_sumsq4): row i into sum i mod 4 for the rows before the last n mod 4, which follow in
- * order after the merge (0 + 1) + (2 + 3). tests/unit/cpu_simd holds every table the
- * processor can run to the scalar loops bit for bit.
+ * side by side. tests/unit/cpu_simd holds every table the processor can run to the scalar
+ * loops bit for bit.
  */
 
 #ifdef __cplusplus
@@ -57,7 +53,7 @@ typedef struct sps_cpu_kernels {
   void (*dot_cols)(int64_t n, int k, const double *V, int64_t ldv, const double *x, int with_xx,
                    double *hi, double *lo);
   /* y_i <- y_i + alpha * sum_{j<k} V(i, j) h_j, the sum plain in the order j = 0, 1, ...;
-   * then, when yy is not NULL, *yy merged with the sum of the new y_i^2 (sps_sumsq4) */
+   * then, when yy is not NULL, *yy += y_i^2 of the new y_i in the order i = 0, 1, ... */
   void (*gemv_n)(int64_t n, int k, double alpha, const double *V, int64_t ldv, const double *h,
                  double *y, sps_csum *yy);
   /* y <- a*x + b*y (b = 0: y <- a*x, y not read) */

@@ -1,8 +1,7 @@
-/* compensated_sum.c: the compensated sums of core/compensated_sum.h give the same double whatever the order and the tree of their additions, and so does one run as four interleaved chains (core/csum_lanes.h, sps_csum4). */
+/* compensated_sum.c: the compensated sums of core/compensated_sum.h give the same double whatever the order and the tree of their additions. */
 #include <stdint.h>
 
 #include "compensated_sum.h"
-#include "csum_lanes.h"
 #include "testlib.h"
 
 #define NTERMS 2000
@@ -93,23 +92,6 @@ int main(void)
   sps_ok(csum_diff == 0, "compensated sum in %d shuffled orders: %d differ", NORDERS, csum_diff);
   sps_ok(tree_diff == 0, "compensated sum in %d random merge trees: %d differ", NORDERS,
          tree_diff);
-
-  /* Four interleaved chains (sps_csum4, as the CPU's CG steps and fused dot run them), with a
-   * scalar tail: the single chain's double, in every order and for every length mod 4. */
-  int four_diff = 0;
-  for (int o = 0; o < NORDERS; o++) {
-    shuffle(t, NTERMS, &rng);
-    const int len = NTERMS - (o % 4);
-    sps_csum4 acc;
-    sps_csum4_zero(&acc);
-    int k = 0;
-    for (; k + 4 <= len; k += 4) sps_csum4_add(&acc, t[k], t[k + 1], t[k + 2], t[k + 3]);
-    sps_csum s4 = sps_csum4_value(&acc);
-    for (; k < len; k++) sps_csum_add(&s4, t[k]);
-    if (sps_csum_value(s4) != csum_of(t, len)) four_diff++;
-  }
-  sps_ok(four_diff == 0, "four interleaved chains against one, %d orders and lengths: %d differ",
-         NORDERS, four_diff);
 
   /* The ordered (Fast2Sum) addition of the csr-scalar kernel: the same bits as TwoSum. */
   sps_csum sa = sps_csum_zero(), so = sps_csum_zero();

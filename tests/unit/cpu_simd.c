@@ -6,10 +6,7 @@
  *     consecutive row ranges equal those of one call on their union; k = 1 .. 40 columns (past
  *     the 16 of one AVX-512 pass, and not multiples of the vector width), n = 0 .. 1031 rows
  *     (past and short of the 8 x 8 tiles);
- *   - gemv_n: y_i + alpha * (plain sum over j in order), and the compensated y.y of a sum of
- *     squares as core/cpu_simd.h orders it (row i into one of four sums by i mod 4 up to the
- *     last n mod 4 rows, the merge (0 + 1) + (2 + 3), then those rows in order, merged into
- *     the given sum), written here as four scalar chains;
+ *   - gemv_n: y_i + alpha * (plain sum over j in order), and the compensated y.y in order i;
  *   - axpby (b = 0 does not read y: NaN there does not propagate), scale_into_two,
  *     bicgstab_direction.
  * Values of mixed signs and magnitudes 1e-8 .. 1e8, and cancelling columns (v and -v(1 + d)),
@@ -136,17 +133,7 @@ static void check_gemv_n(const sps_cpu_kernels *K)
           for (int j = 0; j < k; j++)
             s += V[i + (int64_t)j * NMAX] * h[j];
           yr[i] += alpha * s;
-        }
-        if (with_yy) {
-          sps_csum q[4];
-          for (int l = 0; l < 4; l++) q[l] = sps_csum_zero();
-          const int64_t m = n - n % 4;
-          for (int64_t i = 0; i < m; i++) sps_csum_add(&q[i % 4], yr[i] * yr[i]);
-          sps_csum_merge(&q[0], q[1]);
-          sps_csum_merge(&q[2], q[3]);
-          sps_csum_merge(&q[0], q[2]);
-          for (int64_t i = m; i < n; i++) sps_csum_add(&q[0], yr[i] * yr[i]);
-          sps_csum_merge(&ryy, q[0]);
+          if (with_yy) sps_csum_add(&ryy, yr[i] * yr[i]);
         }
         bad += count_diff(NMAX, y, yr);
         badyy += !same(yy.hi, ryy.hi) || !same(yy.lo, ryy.lo);
