@@ -593,29 +593,25 @@ static sps_status cu_pipecg_update(sps_context *ctx, int64_t n, double alpha, do
   return dist_read(ctx, grid, 3, NULL, 0, out);
 }
 
+/* The entries both CUDA tables share: memory, the elementwise operations and the steps that
+ * reduce nothing (the distributed table below replaces every reduction with a split one). */
+#define SPS_CUDA_SHARED_OPS                                                                \
+  .name = "cuda", .malloc = cu_malloc, .free = cu_free, .upload = cu_upload,             \
+  .download = cu_download, .copy_bytes = cu_copy_bytes, .synchronize = cu_synchronize,   \
+  .check_memory = cu_check_memory, .fill = cu_fill, .copy = cu_copy, .scal = cu_scal,    \
+  .axpy = cu_axpy, .axpby = cu_axpby, .pointwise_mult = cu_pointwise_mult,               \
+  .gather = cu_gather, .gemv_n = cu_gemv_n, .cg_direction = cu_cg_direction,             \
+  .bicgstab_direction = cu_bicgstab_direction, .timer_start = cu_timer_start,            \
+  .timer_stop = cu_timer_stop, .dots_local = cu_dots_local,                               \
+  .pipecg_update = cu_pipecg_update, .block = &sps_block_backend_cuda
+
 const sps_backend sps_backend_cuda = {
-    .name = "cuda",
-    .malloc = cu_malloc,
-    .free = cu_free,
-    .upload = cu_upload,
-    .download = cu_download,
-    .copy_bytes = cu_copy_bytes,
-    .synchronize = cu_synchronize,
-    .check_memory = cu_check_memory,
-    .fill = cu_fill,
-    .copy = cu_copy,
-    .scal = cu_scal,
-    .axpy = cu_axpy,
-    .axpby = cu_axpby,
-    .pointwise_mult = cu_pointwise_mult,
-    .gather = cu_gather,
+    SPS_CUDA_SHARED_OPS,
     .dot = cu_dot,
     .nrm2 = cu_nrm2,
     .gemv_t = cu_gemv_t,
-    .gemv_n = cu_gemv_n,
     .cg_alpha = cu_cg_alpha,
     .cg_update = cu_cg_update,
-    .cg_direction = cu_cg_direction,
     .cg_rz = cu_cg_rz,
     .gmres_workspace = cu_gmres_workspace,
     .gmres_start = cu_gmres_start,
@@ -626,16 +622,10 @@ const sps_backend sps_backend_cuda = {
     .gmres_fused = cu_gmres_fused,
     .bicgstab_step_a = cu_bicgstab_step_a,
     .bicgstab_step_b = cu_bicgstab_step_b,
-    .bicgstab_direction = cu_bicgstab_direction,
     .graph_begin = cu_graph_begin,
     .graph_end = cu_graph_end,
     .graph_launch = cu_graph_launch,
     .graph_destroy = cu_graph_destroy,
-    .timer_start = cu_timer_start,
-    .timer_stop = cu_timer_stop,
-    .dots_local = cu_dots_local,
-    .pipecg_update = cu_pipecg_update,
-    .block = &sps_block_backend_cuda,
 };
 
 #ifdef SPS_HAVE_MPI
@@ -1046,43 +1036,21 @@ typedef char sps_dist_state_fits[sizeof(sps_cg_state) <= SPLIT_STATE_DOUBLES * s
                                      : -1];
 
 const sps_backend sps_backend_cuda_dist = {
-    .name = "cuda",
-    .malloc = cu_malloc,
-    .free = cu_free,
-    .upload = cu_upload,
-    .download = cu_download,
-    .copy_bytes = cu_copy_bytes,
-    .synchronize = cu_synchronize,
-    .check_memory = cu_check_memory,
-    .fill = cu_fill,
-    .copy = cu_copy,
-    .scal = cu_scal,
-    .axpy = cu_axpy,
-    .axpby = cu_axpby,
-    .pointwise_mult = cu_pointwise_mult,
-    .gather = cu_gather,
+    /* .block: only the elementwise copies of a solve_many that solves its columns one at a
+     * time (a distributed context never batches them: solvers/solve_many.c) */
+    SPS_CUDA_SHARED_OPS,
     .dot = cud_dot,
     .nrm2 = cud_nrm2,
     .gemv_t = cud_gemv_t,
-    .gemv_n = cu_gemv_n,
     .cg_alpha = cud_cg_alpha,
     .cg_update = cud_cg_update,
-    .cg_direction = cu_cg_direction,
     .cg_rz = cud_cg_rz,
     .bicgstab_step_a = cud_bicgstab_step_a,
     .bicgstab_step_b = cud_bicgstab_step_b,
-    .bicgstab_direction = cu_bicgstab_direction,
     .gmres_workspace = cud_gmres_workspace,
     .gmres_start = cud_gmres_start,
     .gmres_arnoldi = cud_gmres_arnoldi,
     .gmres_update = cud_gmres_update,
     .gmres_store_z = cud_gmres_store_z,
-    .timer_start = cu_timer_start,
-    .timer_stop = cu_timer_stop,
-    /* only the elementwise copies of a solve_many that solves its columns one at a time (a
-     * distributed context never batches them: solvers/solve_many.c) */
-    .block = &sps_block_backend_cuda,
-    .dots_local = cu_dots_local,
-    .pipecg_update = cu_pipecg_update,
 };
 #endif
