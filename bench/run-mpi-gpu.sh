@@ -60,6 +60,20 @@ mb() {
   tail -n 1 "$f"
 }
 
+# strong FILE ARGS...: mpi-bench ARGS on each rank count and each halo transport (one rank:
+# no halo, so only once), the rows into FILE.
+strong() {
+  f=$1
+  shift
+  for np in $ranks; do
+    for via in $vias; do
+      [ "$np" = 1 ] && [ "$via" != mpi ] && continue
+      mb "$f" "$np" --device cuda "$@" --halo "$via"
+    done
+  done
+}
+most=$(echo "$ranks" | tr ' ' '\n' | tail -n 1)
+
 for s in $sections; do
   case $s in
   serial)
@@ -69,46 +83,28 @@ for s in $sections; do
     ;;
   poisson)
     # CG to 1e-8 (the time to solution) with Jacobi, and the halo over each transport
-    for np in $ranks; do
-      for via in $vias; do
-        [ "$np" = 1 ] && [ "$via" != mpi ] && continue
-        mb "$out/strong-poisson-cg.tsv" "$np" --device cuda --strong "$n" --rtol 1e-8 \
-          --iterations 20000 --repeat 3 --halo "$via"
-      done
-    done
+    strong "$out/strong-poisson-cg.tsv" --strong "$n" --rtol 1e-8 --iterations 20000 --repeat 3
     ;;
   convdiff)
     # GMRES(30), 300 iterations, on the convection-diffusion operator (nonsymmetric)
-    for np in $ranks; do
-      for via in $vias; do
-        [ "$np" = 1 ] && [ "$via" != mpi ] && continue
-        mb "$out/strong-convdiff-gmres.tsv" "$np" --device cuda --strong "$n" --solver gmres \
-          --convection 0.5 --iterations 300 --repeat 3 --halo "$via"
-      done
-    done
+    strong "$out/strong-convdiff-gmres.tsv" --strong "$n" --solver gmres --convection 0.5 \
+      --iterations 300 --repeat 3
     ;;
   reduce)
     # the reductions over NCCL against MPI on the most ranks, CG and pipelined CG
-    np=$(echo "$ranks" | tr ' ' '\n' | tail -n 1)
     for red in mpi nccl; do
-      mb "$out/reduce.tsv" "$np" --device cuda --strong "$n" --iterations 300 --repeat 3 --reduce "$red"
-      mb "$out/reduce.tsv" "$np" --device cuda --strong "$n" --iterations 300 --repeat 3 --reduce "$red" --pipelined
+      mb "$out/reduce.tsv" "$most" --device cuda --strong "$n" --iterations 300 --repeat 3 --reduce "$red"
+      mb "$out/reduce.tsv" "$most" --device cuda --strong "$n" --iterations 300 --repeat 3 --reduce "$red" --pipelined
     done
     ;;
   g3)
     # G3_circuit, every rank reading its rows: CG+Jacobi to 1e-8
-    for np in $ranks; do
-      for via in $vias; do
-        [ "$np" = 1 ] && [ "$via" != mpi ] && continue
-        mb "$out/strong-g3-cg.tsv" "$np" --device cuda --matrix "$m/G3_circuit.mtx.gz" --rtol 1e-8 \
-          --iterations 20000 --repeat 3 --halo "$via"
-      done
-    done
+    strong "$out/strong-g3-cg.tsv" --matrix "$m/G3_circuit.mtx.gz" --rtol 1e-8 --iterations 20000 \
+      --repeat 3
     ;;
   timeline)
-    np=$(echo "$ranks" | tr ' ' '\n' | tail -n 1)
     for via in $vias; do
-      mb "$out/timeline-runs.tsv" "$np" --device cuda --strong "$n" --iterations 50 --repeat 1 \
+      mb "$out/timeline-runs.tsv" "$most" --device cuda --strong "$n" --iterations 50 --repeat 1 \
         --halo "$via" --timeline "$out/timeline-$via.tsv"
     done
     ;;
