@@ -6,7 +6,8 @@
 #   SECTION: serial poisson convdiff reduce g3 timeline (default all). MATRICES: the folder of
 #   the shared matrices (default ../shared/matrices); N: the box of the generated problems
 #   (default 256: 16.8 million rows, 1.2e8 entries); RANKS: the rank counts (default "1 2 4",
-#   at most the node's GPUs); VIA: the halo transports to compare (default "mpi nccl").
+#   at most the node's GPUs); VIA: the transports to compare, each HALO or HALO,REDUCTIONS
+#   (default "mpi,mpi nccl,mpi nccl,nccl"; a bare HALO leaves the reductions to AUTO).
 # Every file starts with comment lines (#): the date, the GPUs, the command. Each TSV row is
 # one mpi-bench run (the columns of bench/mpi_bench.c: time per iteration, the time split,
 # the halo's size, and what carried the halo and the reductions).
@@ -18,7 +19,7 @@ sections=${*:-serial poisson convdiff reduce g3 timeline}
 m=${MATRICES:-../shared/matrices}
 n=${N:-256}
 ranks=${RANKS:-1 2 4}
-vias=${VIA:-mpi nccl}
+vias=${VIA:-mpi,mpi nccl,mpi nccl,nccl}
 bench=$build/bench/mpi-bench
 mkdir -p "$out"
 
@@ -67,8 +68,10 @@ strong() {
   shift
   for np in $ranks; do
     for via in $vias; do
-      [ "$np" = 1 ] && [ "$via" != mpi ] && continue
-      mb "$f" "$np" --device cuda "$@" --halo "$via"
+      halo=${via%%,*}
+      [ "$np" = 1 ] && [ "$halo" != mpi ] && continue
+      case $via in *,*) red=${via#*,} ;; *) red=auto ;; esac
+      mb "$f" "$np" --device cuda "$@" --halo "$halo" --reduce "$red"
     done
   done
 }
@@ -103,7 +106,7 @@ for s in $sections; do
       --repeat 3
     ;;
   timeline)
-    for via in $vias; do
+    for via in mpi nccl; do
       mb "$out/timeline-runs.tsv" "$most" --device cuda --strong "$n" --iterations 50 --repeat 1 \
         --halo "$via" --timeline "$out/timeline-$via.tsv"
     done

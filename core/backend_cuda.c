@@ -5,6 +5,9 @@
 #include <string.h>
 
 #include "comm.h"
+#ifdef SPS_HAVE_MPI
+#include "comm_nccl.h"
+#endif
 #include "block_ops.h"
 #include "cuda_state.h"
 #include "nrm2_scale.h"
@@ -725,12 +728,70 @@ static sps_status cud_gemv_t(sps_context *ctx, int64_t n, int k, const double *V
   return SPS_SUCCESS;
 }
 
+/*
+ * With the reductions over NCCL the CG steps keep their ends on the device
+ * (core/cuda/dist_close.cu): the kernel's block partials are folded into this rank's pairs,
+ * NCCL gathers every rank's on the stream, and a kernel merges them in rank order and closes
+ * the step on the device's state, as the host does below. No host wait: the solver issues its
+ * batches as on one GPU. step: 0 cg_alpha, 1 cg_update, 2 cg_rz; k: the step's sums.
+ */
+static int dist_on_device(const sps_context *ctx)
+{
+  return ctx->comm->reduce_device && ctx->comm->nccl;
+}
+
+/* 1 while the context's stream is being captured. */
+static int dist_capturing(const sps_context *ctx)
+{
+  enum cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(sps_cuda(ctx)->stream, &cap) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return cap != cudaStreamCaptureStatusNone;
+}
+
+/* The k block sums of the kernel just issued (grid blocks) folded, and every rank's gathered
+ * into *all on the device. */
+static sps_status dist_fold_gather(sps_context *ctx, unsigned grid, int k, const double **all)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  double *send = NULL, *recv = NULL;
+  sps_nccl_reduce_buffers(ctx, &send, &recv);
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_dist_fold(cs->stream, cs->dist_partials, grid, k, send));
+  SPS_CHECK(sps_nccl_allgather_device(ctx, 2 * k));
+  *all = recv;
+  return SPS_SUCCESS;
+}
+
+static sps_status dist_close_on_device(sps_context *ctx, unsigned grid, int k, int step,
+                                       int has_dinv, sps_cg_state *S)
+{
+  const double *all;
+  SPS_CHECK(dist_fold_gather(ctx, grid, k, &all));
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_dist_cg_close(sps_cuda(ctx)->stream, step, all, ctx->comm->size,
+                                              has_dinv, S));
+  return SPS_SUCCESS;
+}
+
+/* BiCGSTAB's close `step` (core/cuda/dist_close.cu) after the fold and the gather of k sums. */
+static sps_status dist_bicgstab_close(sps_context *ctx, unsigned grid, int k, int step,
+                                      sps_bicgstab_state *S)
+{
+  const double *all;
+  SPS_CHECK(dist_fold_gather(ctx, grid, k, &all));
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_dist_bicgstab_close(sps_cuda(ctx)->stream, step, all,
+                                                    ctx->comm->size, S));
+  return SPS_SUCCESS;
+}
+
 static sps_status cud_cg_alpha(sps_context *ctx, int64_t n, const double *p, const double *q,
                                sps_cg_state *S)
 {
   const unsigned grid = sps_cuda_dist_grid(n, sps_cuda(ctx)->reduce_blocks);
   sps_csum s;
   SPS_CHECK(dist_dots(ctx, n, 1, &p, &q, 0));
+  if (dist_on_device(ctx)) return dist_close_on_device(ctx, grid, 1, 0, 0, S);
   SPS_CHECK(dist_read(ctx, grid, 1, S, sizeof *S, &s));
   sps_cg_state *h = dist_state(ctx);
   if (h->status != SPS_CG_RUNNING) return SPS_SUCCESS;
@@ -748,6 +809,7 @@ static sps_status cud_cg_update(sps_context *ctx, int64_t n, const double *p, co
   sps_csum sums[2];
   SPS_CUDA_LAUNCH(ctx, sps_cuda_dist_cg_update(cs->stream, cs->reduce_blocks, n, p, q, dinv, x, r,
                                                z, S, cs->dist_partials));
+  if (dist_on_device(ctx)) return dist_close_on_device(ctx, grid, 2, 1, dinv != NULL, S);
   SPS_CHECK(dist_read(ctx, grid, 2, S, sizeof *S, sums));
   sps_cg_state *h = dist_state(ctx);
   if (h->status != SPS_CG_RUNNING) return SPS_SUCCESS;
@@ -765,6 +827,7 @@ static sps_status cud_cg_rz(sps_context *ctx, int64_t n, const double *r, const 
   const unsigned grid = sps_cuda_dist_grid(n, sps_cuda(ctx)->reduce_blocks);
   sps_csum s;
   SPS_CHECK(dist_dots(ctx, n, 1, &r, &z, 0));
+  if (dist_on_device(ctx)) return dist_close_on_device(ctx, grid, 1, 2, 0, S);
   SPS_CHECK(dist_read(ctx, grid, 1, S, sizeof *S, &s));
   sps_cg_state *h = dist_state(ctx);
   if (h->status != SPS_CG_RUNNING) return SPS_SUCCESS;
@@ -781,6 +844,13 @@ static sps_status cud_bicgstab_step_a(sps_context *ctx, int64_t n, const double 
   const unsigned grid = sps_cuda_dist_grid(n, cs->reduce_blocks);
   sps_csum sum;
   SPS_CHECK(dist_dots(ctx, n, 1, &r0hat, &v, 0));
+  if (dist_on_device(ctx)) {
+    /* sigma and alpha; s <- r - alpha v and ss, each kernel idle once the state stopped */
+    SPS_CHECK(dist_bicgstab_close(ctx, grid, 1, 0, S));
+    SPS_CUDA_LAUNCH(ctx, sps_cuda_dist_bicgstab_s(cs->stream, cs->reduce_blocks, n, r, v, s, S,
+                                                  cs->dist_partials));
+    return dist_bicgstab_close(ctx, grid, 1, 1, S);
+  }
   SPS_CHECK(dist_read(ctx, grid, 1, S, sizeof *S, &sum));
   sps_bicgstab_state *h = dist_state(ctx);
   if (h->status != SPS_BICGSTAB_RUNNING) return SPS_SUCCESS;
@@ -807,6 +877,14 @@ static sps_status cud_bicgstab_step_b(sps_context *ctx, int64_t n, const double 
   sps_csum sums[2];
   const double *xs[2] = {t, t}, *ys[2] = {s, t};
   SPS_CHECK(dist_dots(ctx, n, 2, xs, ys, 0));
+  if (dist_on_device(ctx)) {
+    /* omega (unless the half step), the update, rr and rho_new, the step's end */
+    SPS_CHECK(dist_bicgstab_close(ctx, grid, 2, 2, S));
+    SPS_CUDA_LAUNCH(ctx, sps_cuda_dist_bicgstab_update(cs->stream, cs->reduce_blocks, n, t, s,
+                                                       phat, shat, r0hat, x, r, S,
+                                                       cs->dist_partials));
+    return dist_bicgstab_close(ctx, grid, 2, 3, S);
+  }
   SPS_CHECK(dist_read(ctx, grid, 2, S, sizeof *S, sums));
   sps_bicgstab_state *h = dist_state(ctx);
   if (h->status != SPS_BICGSTAB_RUNNING) return SPS_SUCCESS;
@@ -909,12 +987,44 @@ static sps_status dist_scale_into_two(sps_context *ctx, int64_t n, double inv, c
   return cu_copy(ctx, n, a, b);
 }
 
+/* Room for the device-kept steps too (their block partials), whichever transport the solve
+ * finds: set_transport may change it between setup and solve. */
 static sps_status cud_gmres_workspace(sps_context *ctx, int64_t n, int m, size_t *ndoubles)
 {
   SPS_CHECK_ARG(ctx, n >= 0, "n");
   SPS_CHECK_ARG(ctx, m >= 1, "m");
   SPS_CHECK_ARG(ctx, ndoubles != NULL, "ndoubles");
-  *ndoubles = (size_t)m + 1;
+  const size_t dev = sps_cuda_gmres_workspace(sps_cuda(ctx)->reduce_blocks, m);
+  *ndoubles = dev > (size_t)m + 1 ? dev : (size_t)m + 1;
+  return SPS_SUCCESS;
+}
+
+/*
+ * With the reductions over NCCL, GMRES's steps keep their ends on the device as CG's do: the
+ * single GPU's fused kernels (core/cuda/gmres_steps.cu) run on this rank's rows and stop at
+ * their block partials, which are folded, gathered from every rank by NCCL and merged in rank
+ * order by a kernel that closes the step on the device's state. Three exchanges an Arnoldi
+ * step (dots, the second pass, the norm), none waited for on the host. For restarts whose
+ * m + 2 sums fit one exchange.
+ */
+static int gmres_on_device(const sps_context *ctx, int m)
+{
+  return dist_on_device(ctx) && m >= 1 && m + 2 <= SPS_COMM_MAX_SUMS &&
+         m <= SPS_GMRES_STEPS_MAX_M;
+}
+
+/* One step's reduction kept on the device (kk pairs a rank in the exchange). */
+static sps_status gmres_dist_step(sps_context *ctx, int64_t n, int m, int step, int kk,
+                                  const double *r, double *V, int64_t ldv, double *w,
+                                  sps_gmres_state *S)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  double *send = NULL, *recv = NULL;
+  sps_nccl_reduce_buffers(ctx, &send, &recv);
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_gmres_dist_reduce(cs->stream, cs->reduce_blocks, n, m, step, r, V,
+                                                  ldv, w, S, kk, send));
+  SPS_CHECK(sps_nccl_allgather_device(ctx, 2 * kk));
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_gmres_dist_close(cs->stream, m, step, recv, ctx->comm->size, kk, S));
   return SPS_SUCCESS;
 }
 
@@ -923,6 +1033,14 @@ static sps_status cud_gmres_workspace(sps_context *ctx, int64_t n, int m, size_t
 static sps_status cud_gmres_start(sps_context *ctx, int64_t n, const double *r, double *V,
                                   double *vcur, sps_gmres_state *S)
 {
+  if (dist_on_device(ctx)) {
+    /* beta over the ranks and the cycle opened on the device, then v_0 = r / beta */
+    SPS_CHECK(gmres_dist_step(ctx, n, 1, 0, 1, r, NULL, 0, NULL, S));
+    SPS_CUDA_LAUNCH(ctx, sps_cuda_gmres_dist_vector(sps_cuda(ctx)->stream,
+                                                    sps_cuda(ctx)->reduce_blocks, n, 0, r, V, 0,
+                                                    vcur, S));
+    return SPS_SUCCESS;
+  }
   double rr;
   SPS_CHECK(cud_dot(ctx, n, r, r, &rr));
   const double beta = sqrt(rr);
@@ -940,7 +1058,16 @@ static sps_status cud_gmres_start(sps_context *ctx, int64_t n, const double *r, 
 static sps_status cud_gmres_arnoldi(sps_context *ctx, int64_t n, int m, double *V, int64_t ldv,
                                     double *w, double *vcur, sps_gmres_state *S)
 {
-  (void)m;
+  if (gmres_on_device(ctx, m)) {
+    for (int step = 1; step <= 3; step++)
+      SPS_CHECK(gmres_dist_step(ctx, n, m, step, m + 2, NULL, V, ldv, w, S));
+    SPS_CUDA_LAUNCH(ctx, sps_cuda_gmres_dist_vector(sps_cuda(ctx)->stream,
+                                                    sps_cuda(ctx)->reduce_blocks, n, 3, w, V, ldv,
+                                                    vcur, S));
+    return SPS_SUCCESS;
+  }
+  /* the host path waits on the host: not in a graph (the solver then captures none) */
+  if (dist_capturing(ctx)) return SPS_ERR_UNSUPPORTED;
   dist_gmres G;
   SPS_CHECK(dist_gmres_read(ctx, S, &G));
   if (G.h.status != SPS_GMRES_RUNNING) {
@@ -988,7 +1115,8 @@ cleanup:
 static sps_status cud_gmres_update(sps_context *ctx, int64_t n, int m, const double *V,
                                    int64_t ldv, sps_gmres_state *S, double *u)
 {
-  (void)m;
+  /* no reduction: the single GPU's back substitution and combination, same bits as below */
+  if (dist_on_device(ctx) && m <= SPS_GMRES_STEPS_MAX_M) return cu_gmres_update(ctx, n, m, V, ldv, S, u);
   sps_gmres_state d;
   SPS_CHECK(cu_download(ctx, &d, S, sizeof d));
   if (d.status == SPS_GMRES_NAN) return SPS_SUCCESS;
@@ -1022,10 +1150,88 @@ cleanup:
 static sps_status cud_gmres_store_z(sps_context *ctx, int64_t n, const double *z, double *Z,
                                     int64_t ldz, const sps_gmres_state *S)
 {
+  if (dist_on_device(ctx)) return cu_gmres_store_z(ctx, n, z, Z, ldz, S);
   sps_gmres_state d;
   SPS_CHECK(cu_download(ctx, &d, S, sizeof d));
   if (d.status != SPS_GMRES_RUNNING) return SPS_SUCCESS;
   return cu_copy(ctx, n, z, Z + (int64_t)d.j * ldz);
+}
+
+/*
+ * Graphs on a distributed context. Where nothing in an iteration waits on the host (the halo
+ * and the steps' reductions over NCCL) and no timeline is kept, the solvers' iterations are
+ * captured as on one GPU, NCCL's kernels with them, and replayed: no launch gaps between the
+ * dozen kernels and three NCCL operations of an iteration. Elsewhere graph_begin says
+ * SPS_ERR_UNSUPPORTED and the solvers capture nothing; a step that would wait on the host
+ * during a capture says the same (GMRES with a restart too long for one exchange), and the
+ * solver drops the graph. A graph keeps the transports it was captured under and what one
+ * replay counts (halo exchanges, their bytes, reductions): a replay adds those to the
+ * clocks, and a replay under other transports, or with a timeline on, is refused with
+ * SPS_ERR_UNSUPPORTED, on which the solvers issue those iterations one by one.
+ */
+typedef struct dist_graph {
+  cudaGraphExec_t exec;
+  int halo_nccl, reduce_device;
+  int64_t halo_exchanges, halo_bytes, reductions;
+} dist_graph;
+
+static int dist_graphs_serve(const sps_context *ctx)
+{
+  const struct sps_comm *c = ctx->comm;
+  return c->nccl && c->halo_nccl && c->reduce_device && !c->events;
+}
+
+static sps_status cud_graph_begin(sps_context *ctx)
+{
+  if (!dist_graphs_serve(ctx)) return SPS_ERR_UNSUPPORTED;
+  ctx->comm->capture_times = ctx->comm->times;
+  return cu_graph_begin(ctx);
+}
+
+static sps_status cud_graph_end(sps_context *ctx, void **graph)
+{
+  struct sps_comm *c = ctx->comm;
+  const sps_comm_times during = c->times;
+  c->times = c->capture_times; /* the capture ran nothing */
+  *graph = NULL;
+  void *exec = NULL;
+  SPS_CHECK(cu_graph_end(ctx, &exec));
+  dist_graph *g = NULL;
+  const sps_status st = sps_host_calloc(ctx, (void **)&g, 1, sizeof *g, "graph");
+  if (st) {
+    cudaGraphExecDestroy((cudaGraphExec_t)exec);
+    return st;
+  }
+  g->exec = (cudaGraphExec_t)exec;
+  g->halo_nccl = c->halo_nccl;
+  g->reduce_device = c->reduce_device;
+  g->halo_exchanges = during.halo_exchanges - c->times.halo_exchanges;
+  g->halo_bytes = during.halo_bytes - c->times.halo_bytes;
+  g->reductions = during.reductions - c->times.reductions;
+  *graph = g;
+  return SPS_SUCCESS;
+}
+
+static sps_status cud_graph_launch(sps_context *ctx, void *graph)
+{
+  struct sps_comm *c = ctx->comm;
+  const dist_graph *g = graph;
+  if (!dist_graphs_serve(ctx) || g->halo_nccl != c->halo_nccl ||
+      g->reduce_device != c->reduce_device)
+    return SPS_ERR_UNSUPPORTED;
+  SPS_CHECK(cu_graph_launch(ctx, g->exec));
+  c->times.halo_exchanges += g->halo_exchanges;
+  c->times.halo_bytes += g->halo_bytes;
+  c->times.reductions += g->reductions;
+  return SPS_SUCCESS;
+}
+
+static void cud_graph_destroy(sps_context *ctx, void *graph)
+{
+  dist_graph *g = graph;
+  if (!g) return;
+  cu_graph_destroy(ctx, g->exec);
+  sps_host_free(g);
 }
 
 /* The state blocks fit the pinned room kept for them. */
@@ -1052,5 +1258,9 @@ const sps_backend sps_backend_cuda_dist = {
     .gmres_arnoldi = cud_gmres_arnoldi,
     .gmres_update = cud_gmres_update,
     .gmres_store_z = cud_gmres_store_z,
+    .graph_begin = cud_graph_begin,
+    .graph_end = cud_graph_end,
+    .graph_launch = cud_graph_launch,
+    .graph_destroy = cud_graph_destroy,
 };
 #endif

@@ -211,12 +211,17 @@ sps_status sps_context_set_transport(sps_context *ctx, sps_transport halo, sps_t
   char why[160];
   if (halo == SPS_TRANSPORT_NCCL || reductions == SPS_TRANSPORT_NCCL) {
     SPS_CHECK(sps_nccl_create(ctx));
-  } else if (halo == SPS_TRANSPORT_AUTO && !c->nccl && sps_nccl_possible(ctx, why, sizeof why)) {
+  } else if ((halo == SPS_TRANSPORT_AUTO || reductions == SPS_TRANSPORT_AUTO) && !c->nccl &&
+             sps_nccl_possible(ctx, why, sizeof why)) {
     /* AUTO takes NCCL when it starts; when it does not (the ranks agreed on that), MPI */
     (void)sps_nccl_create(ctx);
   }
   c->halo_nccl = halo == SPS_TRANSPORT_NCCL || (halo == SPS_TRANSPORT_AUTO && c->nccl);
+  /* AUTO: the steps' reductions stay on the GPUs over NCCL where it serves, and the few whose
+   * sums the host reads anyway (norms at a start, a confirmation) take MPI's host exchange,
+   * the faster one for host data; NCCL named: both over NCCL */
   c->reduce_nccl = reductions == SPS_TRANSPORT_NCCL;
+  c->reduce_device = reductions == SPS_TRANSPORT_NCCL || (reductions == SPS_TRANSPORT_AUTO && c->nccl);
   return SPS_SUCCESS;
 }
 
@@ -226,7 +231,7 @@ sps_status sps_context_get_transport(const sps_context *ctx, sps_transport *halo
   if (!ctx) return SPS_ERR_ARGUMENT;
   const struct sps_comm *c = ctx->comm;
   if (halo) *halo = c && c->halo_nccl ? SPS_TRANSPORT_NCCL : SPS_TRANSPORT_MPI;
-  if (reductions) *reductions = c && c->reduce_nccl ? SPS_TRANSPORT_NCCL : SPS_TRANSPORT_MPI;
+  if (reductions) *reductions = c && c->reduce_device ? SPS_TRANSPORT_NCCL : SPS_TRANSPORT_MPI;
   return SPS_SUCCESS;
 }
 

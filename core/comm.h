@@ -45,7 +45,11 @@ struct sps_comm {
   double t_origin;     /* sps_wtime() when the timeline started */
   struct sps_nccl *nccl; /* NCCL's communicator and stream (core/comm_nccl.c), or NULL */
   int halo_nccl;         /* 1: halo exchanges go over NCCL (sps_context_set_transport) */
-  int reduce_nccl;       /* 1: the reductions' exchanges go over NCCL */
+  int reduce_nccl;       /* 1: the exchanges of the reductions the host reads go over NCCL
+                            (through the device; else MPI's host exchange) */
+  int reduce_device;     /* 1: the steps' reductions stay on the device, their exchanges over
+                            NCCL (core/cuda/dist_close.cu); else they end on the host */
+  sps_comm_times capture_times; /* the clocks when a graph's capture began (core/backend_cuda.c) */
 };
 #endif
 

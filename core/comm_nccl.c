@@ -199,6 +199,30 @@ sps_status sps_nccl_allgather(sps_context *ctx, int width)
   return sps_nccl_allgather_finish(ctx);
 }
 
+void sps_nccl_reduce_buffers(sps_context *ctx, double **send, double **recv)
+{
+  struct sps_nccl *n = ctx->comm->nccl;
+  *send = n ? n->d_send : NULL;
+  *recv = n ? n->d_recv : NULL;
+}
+
+sps_status sps_nccl_allgather_device(sps_context *ctx, int count)
+{
+  struct sps_comm *c = ctx->comm;
+  struct sps_nccl *n = c->nccl;
+  if (count < 1 || count > c->width)
+    SPS_FAIL(ctx, SPS_ERR_ARGUMENT, "sps_nccl_allgather_device: %d doubles (1 to %d)", count,
+             c->width);
+  /* in order on the context's stream: the kernel that wrote d_send, this, the readers of d_recv */
+  const double t0 = sps_wtime();
+  NCCL_TRY(ctx, ncclAllGather(n->d_send, n->d_recv, (size_t)count, ncclDouble, n->comm,
+                              sps_cuda(ctx)->stream));
+  c->times.reductions++;
+  /* the host's part is the issue only: the event spans that, not the exchange on the GPUs */
+  sps_comm_event(ctx, SPS_EVENT_REDUCE, t0, sps_wtime());
+  return SPS_SUCCESS;
+}
+
 #else /* no NCCL in this build */
 
 int sps_nccl_possible(sps_context *ctx, char *why, size_t len)
@@ -242,6 +266,17 @@ sps_status sps_nccl_allgather_start(sps_context *ctx, int width)
 }
 sps_status sps_nccl_allgather_finish(sps_context *ctx)
 {
+  NO_NCCL(ctx);
+}
+void sps_nccl_reduce_buffers(sps_context *ctx, double **send, double **recv)
+{
+  (void)ctx;
+  *send = NULL;
+  *recv = NULL;
+}
+sps_status sps_nccl_allgather_device(sps_context *ctx, int count)
+{
+  (void)count;
   NO_NCCL(ctx);
 }
 #endif

@@ -48,6 +48,17 @@ sps_status sps_nccl_halo_finish(sps_context *ctx, struct sps_halo_exchange *e);
 sps_status sps_nccl_allgather(sps_context *ctx, int width);
 sps_status sps_nccl_allgather_start(sps_context *ctx, int width);
 sps_status sps_nccl_allgather_finish(sps_context *ctx);
+
+/*
+ * The reductions' exchange kept on the device (core/cuda/dist_close.cu): the context's stream
+ * has written this rank's `count` doubles to *send; ncclAllGather, issued on the context's
+ * stream after that, leaves every rank's `count` doubles in rank order in *recv, for the
+ * kernels that follow on the stream. The host waits for nothing: the reduction's count and
+ * timeline event (core/comm.c) record the issue, not the exchange. sps_nccl_reduce_buffers
+ * gives the two device buffers (c->width and size * c->width doubles).
+ */
+void sps_nccl_reduce_buffers(sps_context *ctx, double **send, double **recv);
+sps_status sps_nccl_allgather_device(sps_context *ctx, int count);
 #endif
 
 #ifdef __cplusplus

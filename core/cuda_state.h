@@ -116,6 +116,21 @@ cudaError_t sps_cuda_gmres_update(cudaStream_t s, unsigned max_blocks, int64_t n
 cudaError_t sps_cuda_gmres_store_z(cudaStream_t s, unsigned max_blocks, int64_t n, const double *z,
                                    double *Z, int64_t ldz, const sps_gmres_state *S);
 
+/* The distributed form of those steps (reductions over NCCL, core/backend_cuda.c): reduce
+ * runs step 0 (the start's ||r||, from r), 1 (dots), 2 (correct_dots) or 3 (correct_norm) on
+ * this rank's rows with its block partials left in S->work and folds them into out (kk
+ * pairs, zero past the step's sums); close merges all (size ranks' kk pairs) in rank order
+ * and closes the step on S; vector writes v_0 = r/beta (step 0, src = r) or v_{j+1} =
+ * w/h_{j+1,j} (step 3, src = w) into V and vcur. */
+cudaError_t sps_cuda_gmres_dist_reduce(cudaStream_t s, unsigned max_blocks, int64_t n, int m,
+                                       int step, const double *r, double *V, int64_t ldv,
+                                       double *w, sps_gmres_state *S, int kk, double *out);
+cudaError_t sps_cuda_gmres_dist_close(cudaStream_t s, int m, int step, const double *all, int size,
+                                      int kk, sps_gmres_state *S);
+cudaError_t sps_cuda_gmres_dist_vector(cudaStream_t s, unsigned max_blocks, int64_t n, int step,
+                                       const double *src, double *V, int64_t ldv, double *vcur,
+                                       const sps_gmres_state *S);
+
 /* Launchers of core/cuda/gmres_cluster.cu (GMRES(m) steps in one thread-block cluster, small n).
  * built: both kernels were compiled for sm_90 or later and this device runs a cluster of 16
  * blocks; fits: n and m are small enough. arnoldi_cluster is gmres_arnoldi's step;
@@ -174,6 +189,19 @@ cudaError_t sps_cuda_pipecg_update(cudaStream_t st, unsigned max_blocks, int64_t
                                    double beta, const double *nv, const double *mv, double *z,
                                    double *q, double *s, double *p, double *x, double *r,
                                    double *u, double *w, double *partials);
+
+/* Launchers of core/cuda/dist_close.cu (the reductions over NCCL kept on the device). Fold:
+ * out[2l, 2l+1] <- partial l (l < k <= 32) of a split_steps kernel's `grid` blocks. CG close:
+ * step 0 (cg_alpha), 1 (cg_update) or 2 (cg_rz) from `all`, every rank's pairs in rank order
+ * (size ranks, the step's 1, 2 or 1 pairs each). */
+cudaError_t sps_cuda_dist_fold(cudaStream_t st, const double *partials, unsigned grid, int k,
+                               double *out);
+cudaError_t sps_cuda_dist_cg_close(cudaStream_t st, int step, const double *all, int size,
+                                   int has_dinv, sps_cg_state *S);
+/* BiCGSTAB close: step 0 (sigma, 1 pair a rank), 1 (ss, 1), 2 (ts and tt, 2), 3 (rr and
+ * rho_new, 2), as core/backend_cuda.c's host path closes them. */
+cudaError_t sps_cuda_dist_bicgstab_close(cudaStream_t st, int step, const double *all, int size,
+                                         sps_bicgstab_state *S);
 
 /* core/cuda/device_query.cu: count devices, name device 0, and run a probe kernel on it. */
 int sps_cuda_device_query_impl(int *count, char *name, size_t len);

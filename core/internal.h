@@ -240,7 +240,10 @@ typedef struct sps_backend {
                               sps_csum *out);
   /*
    * Graphs: record the backend work issued between graph_begin and graph_end (no host
-   * synchronisation in between) and replay it with graph_launch. Optional.
+   * synchronisation in between) and replay it with graph_launch. Optional. SPS_ERR_UNSUPPORTED
+   * (no message) from graph_begin, from a step during the capture, or from graph_launch means
+   * "not now" (a distributed context whose iterations would wait on the host, or whose
+   * transports changed since the capture): the caller issues the work step by step.
    */
   sps_status (*graph_begin)(sps_context *ctx);
   sps_status (*graph_end)(sps_context *ctx, void **graph);

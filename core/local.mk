@@ -43,6 +43,7 @@ libspsolve_la_SOURCES += \
 	%reldir%/cuda/gmres_cluster.cu \
 	%reldir%/cuda/bicgstab_steps.cu \
 	%reldir%/cuda/split_steps.cu \
+	%reldir%/cuda/dist_close.cu \
 	%reldir%/backend_cuda_block.c \
 	%reldir%/cuda/block_launchers.h \
 	%reldir%/cuda/block_vector_kernels.cu \

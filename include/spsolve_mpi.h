@@ -82,8 +82,9 @@ int sps_context_mpi_cuda_aware(const sps_context *ctx);
 
 /** What moves the data of a distributed CUDA context between its GPUs. */
 typedef enum sps_transport {
-  SPS_TRANSPORT_AUTO = 0, /**< halo exchanges: NCCL where it can serve (below), else MPI;
-                               reductions: MPI */
+  SPS_TRANSPORT_AUTO = 0, /**< NCCL where it can serve (below), else MPI; for the reductions,
+                               NCCL for those the solvers' steps keep on the GPUs and MPI for
+                               the few whose sums the host reads (a start's norms) */
   SPS_TRANSPORT_MPI = 1,  /**< MPI: device buffers where it is CUDA-aware, else pinned host
                                staging */
   SPS_TRANSPORT_NCCL = 2  /**< NCCL: a build with NCCL (configure --with-nccl), a CUDA
@@ -94,10 +95,15 @@ typedef enum sps_transport {
  * Choose what carries the halo exchanges of the products and the exchanges of the reductions
  * (collective: pass the same values on every rank). NCCL moves the halo between the GPUs on a
  * stream of its own while the local rows' product runs, with no wait on the host; MPI has the
- * host wait for the packed entries, then for the messages. A reduction's few sums are read on
- * the host in either case: over NCCL they make a round trip through the device, which costs
- * more than MPI's host exchange within a node (doc/performance.md). A new distributed CUDA
- * context starts as AUTO for both (it makes its NCCL communicator then, when NCCL can serve).
+ * host wait for the packed entries, then for the messages. Over NCCL, the reductions of the
+ * solvers' steps (CG, BiCGSTAB, GMRES up to a restart of 62) stay on the GPUs: each rank's
+ * compensated sums are gathered by NCCL and merged in rank order by a kernel that closes the
+ * step, so an iteration waits on the host for nothing and, with the halo over NCCL too, the
+ * solvers replay their iterations as CUDA graphs; over MPI each such reduction is read back to
+ * the host and exchanged there. The few reductions whose sums the host reads anyway (a start's
+ * norms, a confirmation, pipelined CG's) go over MPI with AUTO and through the device with
+ * NCCL named. A new distributed CUDA context starts as AUTO for both (it makes its NCCL
+ * communicator then, when NCCL can serve).
  * Takes effect from the next product or reduction; the bits of every result are the same
  * either way (the same entries arrive; the reductions still merge in rank order).
  * @return ::SPS_SUCCESS; ::SPS_ERR_ARGUMENT (not a distributed context, an unknown value);

@@ -171,7 +171,10 @@ static sps_status gmres_issue(sps_solver *s, void *work)
 static sps_status gmres_issue_one(sps_solver *s, void *work)
 {
   gmres_work *gw = work;
-  if (gw->graph) return s->ctx->be->graph_launch(s->ctx, gw->graph);
+  if (gw->graph) {
+    const sps_status st = s->ctx->be->graph_launch(s->ctx, gw->graph);
+    if (st != SPS_ERR_UNSUPPORTED) return st; /* else the graph does not serve now */
+  }
   return gmres_issue(s, gw);
 }
 

@@ -312,6 +312,10 @@ sps_status sps_batch_capture(sps_solver *s, sps_batch *bt, int iterations,
   for (int k = 0; k < bt->nwidths && !st; k++) {
     batch_set_width(bt, k);
     st = be->graph_begin(ctx);
+    if (st == SPS_ERR_UNSUPPORTED) { /* the backend captures nothing now */
+      st = SPS_SUCCESS;
+      break;
+    }
     if (st) break;
     for (int it = 0; it < iterations && !st; it++) st = issue(s, bt);
     /* End the capture whatever happened, so the stream is usable again. */

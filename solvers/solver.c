@@ -102,7 +102,13 @@ sps_status sps_solver_issue_batch(sps_solver *s, void *graph, int per_graph, int
   sps_context *ctx = s->ctx;
   int k = 0;
   if (graph)
-    for (; k + per_graph <= count; k += per_graph) SPS_CHECK(ctx->be->graph_launch(ctx, graph));
+    for (; k + per_graph <= count; k += per_graph) {
+      /* SPS_ERR_UNSUPPORTED: the graph does not serve now (a distributed context's transports
+       * changed since the capture): the rest one by one */
+      const sps_status st = ctx->be->graph_launch(ctx, graph);
+      if (st == SPS_ERR_UNSUPPORTED) break;
+      SPS_CHECK(st);
+    }
   for (; k < count; k++) SPS_CHECK(issue(s, work));
   return SPS_SUCCESS;
 }
@@ -211,12 +217,21 @@ sps_status sps_solver_capture(sps_solver *s, int iterations,
   const sps_backend *be = ctx->be;
   *graph = NULL;
   if (!be->graph_begin || s->n == 0) return SPS_SUCCESS;
-  SPS_CHECK(be->graph_begin(ctx));
-  sps_status st = SPS_SUCCESS;
+  sps_status st = be->graph_begin(ctx);
+  /* SPS_ERR_UNSUPPORTED: the backend captures nothing now (a distributed context whose
+   * iterations wait on the host); the solver issues its iterations one by one */
+  if (st == SPS_ERR_UNSUPPORTED) return SPS_SUCCESS;
+  SPS_CHECK(st);
   for (int k = 0; k < iterations && st == SPS_SUCCESS; k++)
     st = issue(s, work);
   /* End the capture whatever happened, so the stream is usable again. */
   const sps_status st_end = be->graph_end(ctx, graph);
+  if (st == SPS_ERR_UNSUPPORTED) {
+    /* a step that must wait on the host: no graph */
+    if (*graph) be->graph_destroy(ctx, *graph);
+    *graph = NULL;
+    return SPS_SUCCESS;
+  }
   return st != SPS_SUCCESS ? st : st_end;
 }
 

@@ -228,7 +228,8 @@ sps_status sps_solver_issue_batch(sps_solver *s, void *graph, int per_graph, int
 
 /*
  * Capture `iterations` device-driven iterations (`issue` on `work`) as one graph in *graph.
- * Leaves *graph NULL, and succeeds, where the backend records no graphs or n = 0.
+ * Leaves *graph NULL, and succeeds, where the backend records no graphs or n = 0, or says
+ * SPS_ERR_UNSUPPORTED (it captures nothing now, or a step would wait on the host).
  */
 sps_status sps_solver_capture(sps_solver *s, int iterations,
                               sps_status (*issue)(sps_solver *s, void *work), void *work,

@@ -76,7 +76,7 @@ __device__ inline double *block_partials(const sps_gmres_state *S)
 
 /* beta <- ||r|| and the opening of the cycle (sps_gmres_open_cycle), in the last block. */
 __global__ void gmres_start_norm_kernel(int64_t n, const double *__restrict__ r, sps_gmres_state *S,
-                                        unsigned *ticket)
+                                        unsigned *ticket, int split)
 {
   __shared__ csum sh[kWarps];
   double *partials = block_partials(S);
@@ -86,7 +86,7 @@ __global__ void gmres_start_norm_kernel(int64_t n, const double *__restrict__ r,
     sps_csum_add(&s, r[i] * r[i]);
   s = block_sum(s, sh);
   if (threadIdx.x == 0) put_partial(partials, 0, blockIdx.x, s);
-  if (!arrive_last(ticket)) return;
+  if (split || !arrive_last(ticket)) return;
   double rr = sps_csum_value(gather_block(partials, 0, sh));
   if (threadIdx.x == 0) {
     sps_gmres_open_cycle(S, sqrt(rr));
@@ -110,18 +110,108 @@ __global__ void gmres_start_scale_kernel(int64_t n, const double *__restrict__ r
 }
 
 /*
+ * Where a step's closing reads the value of its sum c. On one GPU, the last block merges the
+ * blocks' partials (warp-collective: every lane of the warp calls it, the value is valid in
+ * lane 0); on a distributed context (reductions over NCCL, core/cuda/dist_close.cu), a close
+ * kernel merges every rank's folded pair in rank order (valid in every lane).
+ */
+struct block_values {
+  const double *partials;
+  __device__ double operator()(int c) const { return sps_csum_value(gather_warp(partials, c)); }
+};
+struct rank_values {
+  const double *all;
+  int size, kk;
+  __device__ double operator()(int c) const { return sps_reduce::ranks_value(all, size, kk, c); }
+};
+
+/* dots' close, one warp per sum: c < nc is h_c = H(c, j), c = nc is w.w. */
+template <class Values> __device__ void dots_close(sps_gmres_state *S, Values value)
+{
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int j = S->j, nc = j + 1, nv = nc + 1, ldh = S->m + 1;
+  double *h = S->H + (int64_t)j * ldh;
+  for (int c = warp; c < nv; c += kWarps) {
+    const double v = value(c);
+    if (lane == 0) {
+      if (c < nc)
+        h[c] = v;
+      else
+        S->wnorm = sqrt(v);
+    }
+  }
+}
+
+/* correct_dots' close, one warp per sum: h2_c. */
+template <class Values> __device__ void correct_dots_close(sps_gmres_state *S, Values value)
+{
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int nc = S->j + 1;
+  double *h2 = second_pass(S);
+  for (int c = warp; c < nc; c += kWarps) {
+    const double v = value(c);
+    if (lane == 0) h2[c] = v;
+  }
+}
+
+/*
+ * correct_norm's close by the whole block once ww_all = w.w is known (column j, h2 in hs):
+ * H(0:j, j) += h2, H(j+1, j) = hnext = ||w||, then sps_gmres_close_column in thread 0 on the
+ * shared copy col that becomes R(0:j+1, j). col is followed by room for the rotations'
+ * cosines and sines (m+1 each) in shared memory.
+ */
+__device__ void close_column_block(sps_gmres_state *S, int j, double ww_all, const double *hs,
+                                   double *col)
+{
+  const int nc = j + 1, ldh = S->m + 1;
+  double *hcol = S->H + (int64_t)j * ldh;
+  for (int c = threadIdx.x; c < nc; c += blockDim.x) {
+    const double v = hcol[c] + hs[c];
+    hcol[c] = v;
+    col[c] = v;
+  }
+  if (threadIdx.x == 0) {
+    const double hnext = sqrt(ww_all);
+    S->hnext = hnext;
+    hcol[j + 1] = hnext;
+    col[j + 1] = hnext;
+  }
+  /* The rotations 0..j-1 into shared memory by the whole block, so that the one thread that
+   * applies them in sequence does not wait on a global load at each step. Rotation j is
+   * built by the closing and written back only when the column closed (not at a NaN or a
+   * breakdown), as in gmres_cluster.cu: no rotation is read before it was written. */
+  double *cs = col + ldh, *sn = cs + ldh;
+  for (int c = threadIdx.x; c < j; c += blockDim.x) {
+    cs[c] = S->cs[c];
+    sn[c] = S->sn[c];
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    sps_gmres_close_column(S, col, cs, sn);
+    if (S->j == j + 1) {
+      S->cs[j] = cs[j];
+      S->sn[j] = sn[j];
+    }
+  }
+  __syncthreads();
+  double *rcol = S->R + (int64_t)j * ldh;
+  for (int c = threadIdx.x; c <= j + 1; c += blockDim.x)
+    rcol[c] = col[c];
+}
+
+/*
  * H(0:j, j) <- V_j^T w and S->wnorm <- ||w||: j+2 sums, kGroup per sweep over the rows.
  * Thread t < kGroup of each block writes the block's total of sum c0+t.
  */
 __global__ void gmres_dots_kernel(int64_t n, const double *__restrict__ V, int64_t ldv,
                                   const double *__restrict__ w, sps_gmres_state *S,
-                                  unsigned *ticket)
+                                  unsigned *ticket, int split)
 {
   __shared__ csum sh[kGroup * kWarps];
   /* The previous step's normalize has run (stream order) and no block here reads vnext. */
   if (blockIdx.x == 0 && threadIdx.x == 0) S->vnext = 0;
   if (S->status != SPS_GMRES_RUNNING) return;
-  const int j = S->j, nc = j + 1, nv = nc + 1, ldh = S->m + 1;
+  const int j = S->j, nc = j + 1, nv = nc + 1;
   double *partials = block_partials(S);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   for (int c0 = 0; c0 < nv; c0 += kGroup) {
@@ -156,18 +246,8 @@ __global__ void gmres_dots_kernel(int64_t n, const double *__restrict__ V, int64
     }
     __syncthreads();
   }
-  if (!arrive_last(ticket)) return;
-  /* One warp per sum: c < nc is h_c, c = nc is w.w. */
-  double *h = S->H + (int64_t)j * ldh;
-  for (int c = warp; c < nv; c += kWarps) {
-    const double v = sps_csum_value(gather_warp(partials, c));
-    if (lane == 0) {
-      if (c < nc)
-        h[c] = v;
-      else
-        S->wnorm = sqrt(v);
-    }
-  }
+  if (split || !arrive_last(ticket)) return;
+  dots_close(S, block_values{partials});
   __syncthreads();
   if (threadIdx.x == 0) *ticket = 0;
 }
@@ -178,7 +258,7 @@ __global__ void gmres_dots_kernel(int64_t n, const double *__restrict__ V, int64
  */
 __global__ void gmres_correct_dots_kernel(int64_t n, const double *__restrict__ V, int64_t ldv,
                                           double *__restrict__ w, sps_gmres_state *S,
-                                          unsigned *ticket)
+                                          unsigned *ticket, int split)
 {
   extern __shared__ double dyn[];
   if (S->status != SPS_GMRES_RUNNING) return;
@@ -221,12 +301,8 @@ __global__ void gmres_correct_dots_kernel(int64_t n, const double *__restrict__ 
       sps_csum_merge(&t, wacc[q * ldh + c]);
     put_partial(partials, c, blockIdx.x, t);
   }
-  if (!arrive_last(ticket)) return;
-  double *h2 = second_pass(S);
-  for (int c = warp; c < nc; c += kWarps) {
-    const double v = sps_csum_value(gather_warp(partials, c));
-    if (lane == 0) h2[c] = v;
-  }
+  if (split || !arrive_last(ticket)) return;
+  correct_dots_close(S, block_values{partials});
   __syncthreads();
   if (threadIdx.x == 0) *ticket = 0;
 }
@@ -239,7 +315,7 @@ __global__ void gmres_correct_dots_kernel(int64_t n, const double *__restrict__ 
  */
 __global__ void gmres_correct_norm_kernel(int64_t n, const double *__restrict__ V, int64_t ldv,
                                           double *__restrict__ w, sps_gmres_state *S,
-                                          unsigned *ticket)
+                                          unsigned *ticket, int split)
 {
   extern __shared__ double dyn[];
   __shared__ csum sh[kWarps];
@@ -264,42 +340,10 @@ __global__ void gmres_correct_norm_kernel(int64_t n, const double *__restrict__ 
   ww = block_sum(ww, sh);
   double *partials = block_partials(S);
   if (threadIdx.x == 0) put_partial(partials, 0, blockIdx.x, ww);
-  if (!arrive_last(ticket)) return;
+  if (split || !arrive_last(ticket)) return;
   const double ww_all = sps_csum_value(gather_block(partials, 0, sh));
-  double *hcol = S->H + (int64_t)j * ldh;
-  for (int c = threadIdx.x; c < nc; c += blockDim.x) {
-    const double v = hcol[c] + hs[c];
-    hcol[c] = v;
-    col[c] = v;
-  }
-  if (threadIdx.x == 0) {
-    const double hnext = sqrt(ww_all);
-    S->hnext = hnext;
-    hcol[j + 1] = hnext;
-    col[j + 1] = hnext;
-  }
-  /* The rotations 0..j-1 into shared memory by the whole block, so that the one thread that
-   * applies them in sequence does not wait on a global load at each step. Rotation j is
-   * built by the closing and written back only when the column closed (not at a NaN or a
-   * breakdown), as in gmres_cluster.cu: no rotation is read before it was written. */
-  double *cs = col + ldh, *sn = cs + ldh;
-  for (int c = threadIdx.x; c < j; c += blockDim.x) {
-    cs[c] = S->cs[c];
-    sn[c] = S->sn[c];
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    sps_gmres_close_column(S, col, cs, sn);
-    if (S->j == j + 1) {
-      S->cs[j] = cs[j];
-      S->sn[j] = sn[j];
-    }
-    *ticket = 0;
-  }
-  __syncthreads();
-  double *rcol = S->R + (int64_t)j * ldh;
-  for (int c = threadIdx.x; c <= j + 1; c += blockDim.x)
-    rcol[c] = col[c];
+  close_column_block(S, j, ww_all, hs, col);
+  if (threadIdx.x == 0) *ticket = 0;
 }
 
 /*
@@ -398,7 +442,121 @@ __global__ void gmres_store_z_kernel(int64_t n, const double *__restrict__ z,
     zj[i] = z[i];
 }
 
+/*
+ * The distributed form (reductions over NCCL): a step's kernel runs with split set, leaving
+ * its block partials; the fold below makes this rank's kk pairs of them (step 0, the start:
+ * 1 sum; 1, dots: j+2; 2, correct_dots: j+1; 3, correct_norm: 1; the rest of the kk pairs
+ * zero, and all of them zero when the step did not run), NCCL gathers every rank's, and
+ * gmres_dist_close_kernel closes the step with the same functions as the last block above.
+ * Fold: one block, warp l sums partial l over the grid's blocks (lanes stride the blocks, then
+ * a shuffle tree). Close: one block (the column's close is block-wide).
+ */
+__global__ void gmres_fold_kernel(const sps_gmres_state *S, int step, unsigned grid, int kk,
+                                  double *__restrict__ out)
+{
+  const int lane = threadIdx.x & 31, nwarps = blockDim.x >> 5;
+  const double *partials = block_partials(S);
+  int k = step == 0 ? 1 : step == 1 ? S->j + 2 : step == 2 ? S->j + 1 : 1;
+  if (step != 0 && S->status != SPS_GMRES_RUNNING) k = 0;
+  for (int l = threadIdx.x >> 5; l < kk; l += nwarps) {
+    csum v = sps_csum_zero();
+    if (l < k) {
+      for (unsigned b = lane; b < grid; b += 32) {
+        const int64_t at = 2 * ((int64_t)l * grid + b);
+        csum o;
+        o.hi = partials[at];
+        o.lo = partials[at + 1];
+        sps_csum_merge(&v, o);
+      }
+      v = warp_sum(v);
+    }
+    if (lane == 0) {
+      out[2 * l] = v.hi;
+      out[2 * l + 1] = v.lo;
+    }
+  }
+}
+
+__global__ void gmres_dist_close_kernel(int step, const double *all, int size, int kk,
+                                        sps_gmres_state *S)
+{
+  extern __shared__ double dyn[];
+  const rank_values value{all, size, kk};
+  if (step == 0) {
+    if (threadIdx.x == 0) sps_gmres_open_cycle(S, sqrt(value(0)));
+    return;
+  }
+  if (S->status != SPS_GMRES_RUNNING) return;
+  if (step == 1) {
+    dots_close(S, value);
+  } else if (step == 2) {
+    correct_dots_close(S, value);
+  } else {
+    const int j = S->j, ldh = S->m + 1;
+    double *hs = dyn, *col = dyn + ldh;
+    const double *h2 = second_pass(S);
+    for (int c = threadIdx.x; c <= j; c += blockDim.x)
+      hs[c] = h2[c];
+    __syncthreads();
+    close_column_block(S, j, value(0), hs, col);
+  }
+}
+
 } // namespace
+
+extern "C" cudaError_t sps_cuda_gmres_dist_reduce(cudaStream_t s, unsigned max_blocks, int64_t n,
+                                                  int m, int step, const double *r, double *V,
+                                                  int64_t ldv, double *w, sps_gmres_state *S,
+                                                  int kk, double *out)
+{
+  const unsigned grid = grid_for(n, max_blocks);
+  const size_t ldh = (size_t)m + 1;
+  cudaError_t e;
+  switch (step) {
+  case 0: gmres_start_norm_kernel<<<grid, kThreads, 0, s>>>(n, r, S, nullptr, 1); break;
+  case 1: gmres_dots_kernel<<<grid, kThreads, 0, s>>>(n, V, ldv, w, S, nullptr, 1); break;
+  case 2: {
+    const size_t cd_bytes = (2 * kWarps + 1) * ldh * sizeof(double);
+    if (cd_bytes > 48 * 1024 &&
+        (e = cudaFuncSetAttribute(gmres_correct_dots_kernel,
+                                  cudaFuncAttributeMaxDynamicSharedMemorySize, (int)cd_bytes)) !=
+            cudaSuccess)
+      return e;
+    gmres_correct_dots_kernel<<<grid, kThreads, cd_bytes, s>>>(n, V, ldv, w, S, nullptr, 1);
+    break;
+  }
+  case 3:
+    gmres_correct_norm_kernel<<<grid, kThreads, 4 * ldh * sizeof(double), s>>>(n, V, ldv, w, S,
+                                                                                nullptr, 1);
+    break;
+  default: return cudaErrorInvalidValue;
+  }
+  if ((e = cudaGetLastError()) != cudaSuccess) return e;
+  gmres_fold_kernel<<<1, 1024, 0, s>>>(S, step, grid, kk, out);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t sps_cuda_gmres_dist_close(cudaStream_t s, int m, int step,
+                                                 const double *all, int size, int kk,
+                                                 sps_gmres_state *S)
+{
+  const size_t bytes = step == 3 ? 4 * ((size_t)m + 1) * sizeof(double) : 0;
+  gmres_dist_close_kernel<<<1, kThreads, bytes, s>>>(step, all, size, kk, S);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t sps_cuda_gmres_dist_vector(cudaStream_t s, unsigned max_blocks, int64_t n,
+                                                  int step, const double *src, double *V,
+                                                  int64_t ldv, double *vcur,
+                                                  const sps_gmres_state *S)
+{
+  const unsigned grid = grid_for(n, max_blocks);
+  if (step == 0)
+    gmres_start_scale_kernel<<<grid, kThreads, 0, s>>>(n, src, V, vcur, S);
+  else
+    gmres_normalize_kernel<<<grid, kThreads, 0, s>>>(n, V, ldv, src, vcur, S);
+  return cudaGetLastError();
+}
 
 /* Doubles of S->work for the launchers below with grids of at most max_blocks blocks. */
 extern "C" size_t sps_cuda_gmres_workspace(unsigned max_blocks, int m)
@@ -411,7 +569,7 @@ extern "C" cudaError_t sps_cuda_gmres_start(cudaStream_t s, unsigned max_blocks,
                                             sps_gmres_state *S, unsigned *ticket)
 {
   const unsigned grid = grid_for(n, max_blocks);
-  gmres_start_norm_kernel<<<grid, kThreads, 0, s>>>(n, r, S, ticket);
+  gmres_start_norm_kernel<<<grid, kThreads, 0, s>>>(n, r, S, ticket, 0);
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return e;
   gmres_start_scale_kernel<<<grid, kThreads, 0, s>>>(n, r, V, vcur, S);
@@ -425,7 +583,7 @@ extern "C" cudaError_t sps_cuda_gmres_arnoldi(cudaStream_t s, unsigned max_block
   const unsigned grid = grid_for(n, max_blocks);
   const size_t ldh = (size_t)m + 1;
   cudaError_t e;
-  gmres_dots_kernel<<<grid, kThreads, 0, s>>>(n, V, ldv, w, S, ticket);
+  gmres_dots_kernel<<<grid, kThreads, 0, s>>>(n, V, ldv, w, S, ticket, 0);
   if ((e = cudaGetLastError()) != cudaSuccess) return e;
   /* h and kWarps slots of m+1 pairs: 70 KB at m = 512, above the 48 KB a launch gets unless
    * the kernel asks for more (a host-side attribute, allowed while a stream is captured). */
@@ -435,11 +593,10 @@ extern "C" cudaError_t sps_cuda_gmres_arnoldi(cudaStream_t s, unsigned max_block
                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)cd_bytes)) !=
           cudaSuccess)
     return e;
-  gmres_correct_dots_kernel<<<grid, kThreads, cd_bytes, s>>>(
-      n, V, ldv, w, S, ticket);
+  gmres_correct_dots_kernel<<<grid, kThreads, cd_bytes, s>>>(n, V, ldv, w, S, ticket, 0);
   if ((e = cudaGetLastError()) != cudaSuccess) return e;
   gmres_correct_norm_kernel<<<grid, kThreads, 4 * ldh * sizeof(double), s>>>(n, V, ldv, w, S,
-                                                                             ticket);
+                                                                             ticket, 0);
   if ((e = cudaGetLastError()) != cudaSuccess) return e;
   gmres_normalize_kernel<<<grid, kThreads, 0, s>>>(n, V, ldv, w, vcur, S);
   return cudaGetLastError();

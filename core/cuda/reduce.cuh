@@ -114,6 +114,21 @@ __device__ inline csum gather_warp(const double *partials, int k)
   return warp_sum(v);
 }
 
+/* The value of sum l over the ranks of a distributed context: all holds every rank's kk pairs
+ * (hi, lo), rank after rank, as NCCL's all-gather leaves them; merged in rank order, so every
+ * rank gets the same bits (core/comm.c merges the host's exchanges the same way). */
+__device__ inline double ranks_value(const double *all, int size, int kk, int l)
+{
+  csum acc = sps_csum_zero();
+  for (int r = 0; r < size; r++) {
+    csum o;
+    o.hi = all[(int64_t)r * 2 * kk + 2 * l];
+    o.lo = all[(int64_t)r * 2 * kk + 2 * l + 1];
+    sps_csum_merge(&acc, o);
+  }
+  return sps_csum_value(acc);
+}
+
 /* Grid of the partials kernels: one thread per entry up to max_blocks blocks. */
 inline unsigned grid_for(int64_t n, unsigned max_blocks)
 {

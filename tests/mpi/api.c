@@ -297,7 +297,8 @@ static void local_rows(MPI_Comm comm, sps_device_kind dev)
  * sps_context_set_transport and _get_transport: bad values and contexts refused; MPI always
  * taken; NCCL taken exactly where it can serve (a build with NCCL, a CUDA context, more than
  * one rank, a GPU a rank), else refused with the reason, the same on every rank; AUTO resolved
- * to NCCL for the halo exactly where NCCL can serve. The solves' bits over each transport are
+ * to NCCL for the halo and the reductions exactly where NCCL can serve, for either of them
+ * alone too. The solves' bits over each transport are
  * held to the single process's in tests/mpi/solvers.c.
  */
 static void transports(MPI_Comm comm, sps_device_kind dev)
@@ -307,8 +308,8 @@ static void transports(MPI_Comm comm, sps_device_kind dev)
   sps_context *ctx = mpitest_context(comm, dev), *plain = NULL;
   sps_transport h = SPS_TRANSPORT_AUTO, r = SPS_TRANSPORT_AUTO;
   sps_context_get_transport(ctx, &h, &r);
-  const sps_transport auto_halo = h;
-  mpi_ok(comm, (h == SPS_TRANSPORT_MPI || h == SPS_TRANSPORT_NCCL) && r == SPS_TRANSPORT_MPI,
+  const sps_transport auto_halo = h, auto_reduce = r;
+  mpi_ok(comm, (h == SPS_TRANSPORT_MPI || h == SPS_TRANSPORT_NCCL) && r == h,
          "%d rank%s: a new context's transports resolve to halo %s, reductions %s", size,
          size == 1 ? "" : "s", sps_transport_name(h), sps_transport_name(r));
   expect(comm, ctx, sps_context_set_transport(ctx, (sps_transport)7, SPS_TRANSPORT_MPI),
@@ -347,12 +348,19 @@ static void transports(MPI_Comm comm, sps_device_kind dev)
          "%d rank%s, %s: NCCL %s, the same on every rank%s%s", size, size == 1 ? "" : "s",
          dev == SPS_DEVICE_CPU ? "CPU" : "CUDA", nccl ? "taken for both" : "refused",
          nccl ? "" : ": ", why);
-  mpi_ok(comm, (auto_halo == SPS_TRANSPORT_NCCL) == nccl,
-         "AUTO took NCCL for the halo exactly where NCCL can serve (%s)", nccl ? "it can" : "it cannot");
+  mpi_ok(comm, (auto_halo == SPS_TRANSPORT_NCCL) == nccl && (auto_reduce == SPS_TRANSPORT_NCCL) == nccl,
+         "AUTO took NCCL for the halo and the reductions exactly where NCCL can serve (%s)",
+         nccl ? "it can" : "it cannot");
   st = sps_context_set_transport(ctx, SPS_TRANSPORT_AUTO, SPS_TRANSPORT_AUTO);
   sps_context_get_transport(ctx, &h, &r);
-  mpi_ok(comm, st == SPS_SUCCESS && h == auto_halo && r == SPS_TRANSPORT_MPI,
+  mpi_ok(comm, st == SPS_SUCCESS && h == auto_halo && r == auto_reduce,
          "back to AUTO: halo %s, reductions %s", sps_transport_name(h), sps_transport_name(r));
+  /* AUTO for one of them alone follows NCCL too: MPI's halo with AUTO's reductions */
+  st = sps_context_set_transport(ctx, SPS_TRANSPORT_MPI, SPS_TRANSPORT_AUTO);
+  sps_context_get_transport(ctx, &h, &r);
+  mpi_ok(comm, st == SPS_SUCCESS && h == SPS_TRANSPORT_MPI && r == auto_reduce,
+         "halo MPI, reductions AUTO: halo %s, reductions %s", sps_transport_name(h),
+         sps_transport_name(r));
   if (sps_context_destroy(&ctx)) sps_bail("context destroy");
 }
 

@@ -49,6 +49,7 @@ typedef struct result {
   sps_precond_type precond;
   double *x, *hist;
   int nhist;
+  int per_rank; /* 1: a distributed solve's with a per-rank preconditioner */
 } result;
 
 static void result_free(result *r)
@@ -130,8 +131,9 @@ static double true_residual(const sps_matrix *A, int64_t n, const double *b, con
 
 /*
  * The same solve again over each transport a distributed CUDA context has (the halo over NCCL
- * with MPI's or NCCL's reductions, then MPI for both): the single process's iterations,
- * history and x to the bit every time. Skipped where NCCL cannot serve (one GPU for both
+ * with MPI's or NCCL's reductions, then MPI for both): ref's iterations, history and x to the
+ * bit every time (ref: the single process's, or with a per-rank preconditioner the first
+ * distributed solve's, whose transport was AUTO's). Skipped where NCCL cannot serve (one GPU for both
  * ranks, a build without NCCL).
  */
 static void transport_checks(MPI_Comm comm, sps_context *dctx, const sps_matrix *A, sps_solver *s,
@@ -160,9 +162,9 @@ static void transport_checks(MPI_Comm comm, sps_context *dctx, const sps_matrix 
     const int64_t dh = got.nhist == ref->nhist ? mpitest_first_diff(got.nhist, got.hist, ref->hist) : 0;
     mpi_ok(comm, got.iterations == ref->iterations && got.reason == ref->reason && dx < 0 && dh < 0,
            "%s, halo over %s, reductions over %s: %d iterations, history and x equal to the "
-           "single process's bits%s", what, sps_transport_name(pairs[k][0]),
+           "%s bits%s", what, sps_transport_name(pairs[k][0]),
            sps_transport_name(pairs[k][1]), got.iterations,
-           dx >= 0 ? " -- x differs" : dh >= 0 ? " -- the history differs" : "");
+           ref->per_rank ? "first distributed solve's" : "single process's", dx >= 0 ? " -- x differs" : dh >= 0 ? " -- the history differs" : "");
     result_free(&got);
   }
   if (sps_context_set_transport(dctx, SPS_TRANSPORT_AUTO, SPS_TRANSPORT_AUTO))
@@ -249,9 +251,16 @@ static void run_config(sps_device_kind dev, const config *c)
                sps_reason_name(got.reason), got.iterations, ref.iterations, relv,
                sps_solver_type_name(got.method));
       }
+      if (dev == SPS_DEVICE_CUDA && size > 1 && !part) {
+        /* per-rank preconditioners: the bits of this distributed solve, over every transport */
+        result dref;
+        memset(&dref, 0, sizeof dref);
+        if (c->per_rank) collect(s, &dref, n, rank == 0, x);
+        dref.per_rank = c->per_rank;
+        transport_checks(comm, dctx, A, s, vb, vx, n, x, c->per_rank ? &dref : &ref, what);
+        result_free(&dref);
+      }
       result_free(&got);
-      if (dev == SPS_DEVICE_CUDA && size > 1 && !part && !c->per_rank)
-        transport_checks(comm, dctx, A, s, vb, vx, n, x, &ref, what);
       sps_solver_destroy(&s);
       sps_vector_destroy(&vb);
       sps_vector_destroy(&vx);
