@@ -6,14 +6,15 @@
 Reads DIR/strong-*.tsv, reduce.tsv and compare-serial.tsv (those present; the columns of
 bench/mpi_bench.c's emit() and compare_serial()) and prints one table each. Times are in
 microseconds per iteration (the slowest rank's solve). A strong-scaling table has one row per
-(ranks, halo_via), the last one in the file where a run was repeated; its speedup is against
+(ranks, halo_via, reduce_via), the last one in the file where a run was repeated; its speedup is against
 the file's 1-rank row and its efficiency is speedup / ranks. On a CUDA context the time split
 (spmv, halo) is what the host spent launching, not the GPU's time, so it is not shown as a
 split: only the halo's host time, in a column labelled as such. A run that failed left a
 '# failed' comment line and no row, and is skipped like every comment.
 
 --plot FILE.png also draws the speedup against 1 GPU over the GPUs (one rank a GPU), a line
-for each problem and halo transport, with the ideal y = x (needs matplotlib).
+for each problem and pair of transports, with the ideal y = x (needs matplotlib); --gpu NAME
+names the GPU in its title (default: the device column of the files).
 """
 import argparse
 import glob
@@ -44,11 +45,12 @@ def us(seconds):
 
 
 def strong(path):
-    """The rows of a strong-*.tsv, one per (ranks, halo_via), with speedup and efficiency."""
+    """The rows of a strong-*.tsv, one per (ranks, halo_via, reduce_via), with speedup and
+    efficiency."""
     last = {}
     for d in rows(path):
-        last[(int(d["ranks"]), d["halo_via"])] = d
-    base = next((d for (np, _), d in last.items() if np == 1), None)
+        last[(int(d["ranks"]), d["halo_via"], d["reduce_via"])] = d
+    base = next((d for (np, _, _), d in last.items() if np == 1), None)
     out = []
     for key in sorted(last):
         d = dict(last[key])
@@ -106,14 +108,14 @@ def compare_table(path):
     print()
 
 
-def plot(paths, out):
+def plot(paths, out, gpu):
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 5))
-    styles = {"mpi": ("o", ":"), "nccl": ("s", "-")}
+    styles = {"mpi,mpi": ("o", ":"), "nccl,mpi": ("^", "-."), "nccl,nccl": ("s", "-")}
     top = 1
     for i, path in enumerate(paths):
         r = strong(path)
@@ -121,20 +123,25 @@ def plot(paths, out):
             continue
         problem = os.path.basename(path)[len("strong-"):-len(".tsv")]
         color = f"C{i}"
-        for via in sorted({d["halo_via"] for d in r if int(d["ranks"]) > 1}):
+        vias = sorted({f"{d['halo_via']},{d['reduce_via']}" for d in r if int(d["ranks"]) > 1})
+        for via in vias:
             # every line starts at the one 1-GPU run (it has no halo to send)
             pts = [(1, 1.0)] + [(int(d["ranks"]), d["speedup"]) for d in r
-                                if d["halo_via"] == via and int(d["ranks"]) > 1]
-            marker, line = styles.get(via, ("^", "-."))
+                                if f"{d['halo_via']},{d['reduce_via']}" == via and int(d["ranks"]) > 1]
+            marker, line = styles.get(via, ("D", "--"))
+            halo, red = via.split(",")
             ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=marker, linestyle=line,
-                    color=color, label=f"{problem}, halo over {via}")
+                    color=color, label=f"{problem}, halo {halo}, reductions {red}")
             top = max(top, max(p[0] for p in pts))
     gpus = [g for g in (1, 2, 4, 8) if g <= top]
     ax.plot(gpus, gpus, "k--", label="ideal")
     ax.set_xticks(gpus)
     ax.set_xlabel("GPUs")
     ax.set_ylabel("speedup against 1 GPU")
-    ax.set_title("Strong scaling on H100s (one rank a GPU)")
+    if gpu is None:
+        names = {d["device"].split(" (")[0] for path in paths for d in rows(path)}
+        gpu = ", ".join(sorted(names)) or "GPUs"
+    ax.set_title(f"Strong scaling on {gpu} (one rank a GPU)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
@@ -146,6 +153,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("dir", help="the OUTDIR of bench/run-mpi-gpu.sh")
     p.add_argument("--plot", metavar="FILE.png", help="also draw the strong scaling into FILE.png")
+    p.add_argument("--gpu", help="the GPU's name in the plot's title")
     a = p.parse_args()
     paths = sorted(glob.glob(os.path.join(a.dir, "strong-*.tsv")))
     for path in paths:
@@ -155,7 +163,7 @@ def main():
         if os.path.exists(path):
             fn(path)
     if a.plot:
-        plot(paths, a.plot)
+        plot(paths, a.plot, a.gpu)
 
 
 if __name__ == "__main__":
