@@ -816,10 +816,16 @@ sps_status sps_solver_set_precond(sps_solver *solver, sps_precond_type precond);
  *                     |a_ij| >= theta sqrt(|a_ii a_jj|), theta halved on each coarser level
  *                     (default 0.12)
  *  - "amg.interp_max"  the most entries a row of the prolongator keeps, 0 to 16 (0: all),
- *                     the kept ones rescaled to the row's sum; -1 (default): 4 for classical
+ *                     the kept ones rescaled to the row's sum; -1 (default): 3 for classical
  *                     (BoomerAMG's P_max_elmts), all for aggregation
  *  - "amg.trunc"      in [0, 0.99]: the prolongator drops entries below this times the row's
  *                     largest (BoomerAMG's trunc_factor; default 0)
+ *  - "amg.aggressive"  classical coarsening: the first k levels coarsened in two stages
+ *                     (P = P1 P2, truncated; far fewer coarse rows and entries, more
+ *                     iterations), 0 to ::SPS_AMG_MAX_LEVELS; -1 (default): the first two
+ *                     levels that have at least 20,000 rows
+ *  - "amg.filter"     in [0, 1]: drop the coarse operators' entries below this times
+ *                     sqrt(|a_ii a_jj|), added to the diagonal (default 0: keep all)
  *  - "amg.smoother"   0 Chebyshev in D^-1 A, 1 l1-Jacobi, 2 symmetric multicolour
  *                     Gauss-Seidel (default 0)
  *  - "amg.cheby_degree"  degree of the Chebyshev smoother, 1 to 16: SpMVs per smoothing

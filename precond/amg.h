@@ -91,6 +91,10 @@ double amg_level_theta(const sps_precond_params *prm, int l);
 /* amg_params.c: the most entries a row of P keeps (0: all): amg.interp_max, or the coarsening's default. */
 int amg_interp_max(const sps_precond_params *prm);
 
+/* amg_params.c: whether level l, of n rows, is coarsened in two classical stages: amg.aggressive,
+ * or its default (the first two levels of at least 20,000 rows) when it is negative. */
+int amg_aggressive_level(const sps_precond_params *prm, int l, int64_t n);
+
 /* Matrices in the context's memory (amg_device.c). */
 sps_status amg_csr_alloc(sps_context *ctx, amg_csr *M, int64_t nrows, int64_t ncols, int64_t nnz,
                          const char *what);

@@ -11,7 +11,9 @@
  *      (amg_spectrum.c); for Gauss-Seidel the colours (amg_mcgs.c);
  *   2. the prolongator P (n x n_c): smoothed aggregation (amg_sa.c, amg.coarsening 0) with
  *      omega = 4/(3 rho), or classical PMIS coarsening with extended+i interpolation
- *      (amg_classical.c, amg.coarsening 1);
+ *      (amg_classical.c, amg.coarsening 1), in two stages on the levels that
+ *      amg_aggressive_level picks (amg_params.c: by default the first two of at least 20,000
+ *      rows) from the level's size, which both devices know, so both pick the same;
  *   3. R = P^T (a transpose) and the Galerkin operator A_c = R (H P) (two sparse products),
  *      symmetric positive definite when H is.
  * Coarsening stops at a level of at most amg.coarse_size rows, at amg.levels levels, or when
@@ -334,7 +336,7 @@ sps_status amg_hierarchy_build(sps_precond *pc, const sps_matrix *A, amg_data *d
     if (!last) {
       if (sa)
         SPS_TRY(amg_sa_prolongator(pc, l, H, B, Bc, hdinv, 4.0 / (3.0 * L->rho), &P, &nc));
-      else if (l < prm->amg_aggressive)
+      else if (amg_aggressive_level(prm, l, H->nrows))
         SPS_TRY(aggressive_prolongator(pc, l, H, &P, &nc));
       else
         SPS_TRY(amg_classical_prolongator(pc, l, H, &P, &nc));

@@ -56,15 +56,16 @@ static const param_spec params[] = {
      "halved on each coarser level (-1: 0.12); classical: -a_ij > theta max_k -a_ik (-1: 0.25)",
      DOUBLE_PARAM(amg_strength), -1.0, 1.0, -1.0},
     {"amg.interp_max",
-     "AMG: the most entries a row of the prolongator keeps, rescaled (0: all; -1: 5 for "
+     "AMG: the most entries a row of the prolongator keeps, rescaled (0: all; -1: 3 for "
      "classical, all for aggregation)",
      INT_PARAM(amg_interp_max), -1.0, (double)SPS_AMG_TRUNC_MAX, -1.0},
     {"amg.trunc",
      "AMG: drop the prolongator's entries below this times the row's largest (trunc_factor)",
      DOUBLE_PARAM(amg_trunc), 0.0, 0.99, 0.0},
     {"amg.aggressive",
-     "AMG: classical coarsening: the first levels coarsened in two stages (P = P1 P2, truncated)",
-     INT_PARAM(amg_aggressive), 0.0, (double)SPS_AMG_MAX_LEVELS, 0.0},
+     "AMG: classical coarsening: the first k levels coarsened in two stages (P = P1 P2, "
+     "truncated; -1: the first 2 levels, each when it has at least 20000 rows)",
+     INT_PARAM(amg_aggressive), -1.0, (double)SPS_AMG_MAX_LEVELS, -1.0},
     {"amg.filter",
      "AMG: drop the coarse operators' entries below this times sqrt(|a_ii a_jj|), added to the "
      "diagonal (0: keep all)",
@@ -73,7 +74,7 @@ static const param_spec params[] = {
      "symmetric multicolour Gauss-Seidel", NAMED_PARAM(amg_smoother, "cheby|l1jacobi|mcgs"), 0.0,
      2.0, 0.0},
     {"amg.cheby_degree", "AMG: degree of the Chebyshev smoother (SpMVs per smoothing)",
-     INT_PARAM(amg_cheby_degree), 1.0, 16.0, 4.0},
+     INT_PARAM(amg_cheby_degree), 1.0, 16.0, 3.0},
     {"amg.cheby_ratio", "AMG: the smoother damps the top of D^-1 A's spectrum, [b / ratio, b]",
      DOUBLE_PARAM(amg_cheby_ratio), 1.5, 1000.0, 20.0},
     {"amg.levels", "AMG: the most levels of the hierarchy, the finest included",

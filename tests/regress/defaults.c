@@ -44,7 +44,7 @@ static const default_case cases[] = {
     {"ani5_crop.mtx.gz", 0, GMRES, SPS_PRECOND_ILU0, 157},
     {"bcsstk13.mtx.gz", 0, CG, SPS_PRECOND_IC0, 357},
     {"bcsstk14.mtx.gz", 0, CG, SPS_PRECOND_IC0, 73},
-    {"G3_circuit.mtx.gz", 1, CG, SPS_PRECOND_AMG, 6},
+    {"G3_circuit.mtx.gz", 1, CG, SPS_PRECOND_AMG, 12},
     {"laplacian7pt_100.mtx.gz", 1, CG, SPS_PRECOND_IC0, 135},
     {"nos3.mtx.gz", 0, CG, SPS_PRECOND_IC0, 46},
     {"olm1000.mtx.gz", 0, GMRES, SPS_PRECOND_ILU0, 20},

@@ -186,7 +186,7 @@ static void check_classical_level(const char *name, int l, const sps_precond_par
   int inj = 1, len_ok = 1, mono = 1;
   /* a two-stage level (amg.aggressive): its C rows are those of the second stage, which the
    * split of H does not show; its rows are checked as F rows (C rows sum to 1 too) */
-  const int two_stage = l < prm->amg_aggressive;
+  const int two_stage = amg_aggressive_level(prm, l, Hh->nrows);
   unsigned char *isc = two_stage ? calloc((size_t)n + 1, 1) : cf_split(Hh, amg_level_theta(prm, l));
   double sum_err = 0.0, minw = 0.0, maxsum = 0.0;
   const int pm = amg_interp_max(prm);
@@ -520,6 +520,30 @@ static void check_solve(const char *name, sps_matrix *A, sps_solver_type type, c
   free(x);
 }
 
+/* amg.aggressive's default (-1): the first two classical levels of at least 20,000 rows are
+ * coarsened in two stages; a value k >= 0 the first k levels whatever their size; never
+ * aggregation's. */
+static void check_aggressive_default(void)
+{
+  sps_precond_params p;
+  sps_precond_params_default(&p);
+  const int def = p.amg_aggressive == -1 && p.amg_coarsening == AMG_COARSEN_CLASSICAL &&
+                  amg_aggressive_level(&p, 0, 20000) && amg_aggressive_level(&p, 1, 1000000) &&
+                  !amg_aggressive_level(&p, 0, 19999) && !amg_aggressive_level(&p, 2, 1000000);
+  sps_precond_params k = p;
+  k.amg_aggressive = 1;
+  const int explicit_k = amg_aggressive_level(&k, 0, 100) && !amg_aggressive_level(&k, 1, 1000000);
+  k.amg_aggressive = 0;
+  const int none = !amg_aggressive_level(&k, 0, 1000000);
+  sps_precond_params a = p;
+  a.amg_coarsening = AMG_COARSEN_AGGREGATION;
+  const int agg = !amg_aggressive_level(&a, 0, 1000000);
+  sps_ok(def && explicit_k && none && agg,
+         "amg.aggressive: the default takes the first two levels of >= 20000 rows (%d), k the "
+         "first k (%d), 0 none (%d), aggregation none (%d)",
+         def, explicit_k, none, agg);
+}
+
 /* Each bad value of each AMG parameter: SPS_ERR_ARGUMENT, the message naming the parameter;
  * and the value names. */
 static void check_bad_params(void)
@@ -536,7 +560,7 @@ static void check_bad_params(void)
              {"amg.interp_max", 2.5},
              {"amg.trunc", -0.1},
              {"amg.trunc", 1},
-             {"amg.aggressive", -1},
+             {"amg.aggressive", -2},
              {"amg.aggressive", SPS_AMG_MAX_LEVELS + 1},
              {"amg.filter", -0.1},
              {"amg.filter", 1.5},
@@ -640,50 +664,51 @@ int main(void)
 
   /* CG and GMRES with the defaults and each coarsening, cycle and smoother: recorded on the
    * CPU (regression values of this code). */
-  check_solve("CG+AMG, 2-D Laplacian", L, SPS_SOLVER_CG, NULL, 0, NULL, 0, 6);
+  check_solve("CG+AMG, 2-D Laplacian", L, SPS_SOLVER_CG, NULL, 0, NULL, 0, 7);
   check_solve("CG+AMG, nos3", N3, SPS_SOLVER_CG, NULL, 0, NULL, 0, 18);
   check_solve("CG+AMG aggregation, 2-D Laplacian", L, SPS_SOLVER_CG, "amg.coarsening", 0, NULL, 0,
-              7);
-  check_solve("CG+AMG aggregation, nos3", N3, SPS_SOLVER_CG, "amg.coarsening", 0, NULL, 0, 19);
+              8);
+  check_solve("CG+AMG aggregation, nos3", N3, SPS_SOLVER_CG, "amg.coarsening", 0, NULL, 0, 22);
   check_solve("CG+AMG V-cycle, 2-D Laplacian, coarse size 10", L, SPS_SOLVER_CG, "amg.coarse_size",
-              10, NULL, 0, 6);
+              10, NULL, 0, 7);
   check_solve("CG+AMG W-cycle, 2-D Laplacian, coarse size 10", L, SPS_SOLVER_CG, "amg.cycle", 2,
-              "amg.coarse_size", 10, 6);
+              "amg.coarse_size", 10, 7);
   check_solve("CG+AMG F-cycle, 2-D Laplacian, coarse size 10", L, SPS_SOLVER_CG, "amg.cycle", 3,
-              "amg.coarse_size", 10, 6);
-  check_solve("CG+AMG l1-Jacobi, nos3", N3, SPS_SOLVER_CG, "amg.smoother", 1, NULL, 0, 35);
-  check_solve("CG+AMG Gauss-Seidel, nos3", N3, SPS_SOLVER_CG, "amg.smoother", 2, NULL, 0, 22);
+              "amg.coarse_size", 10, 7);
+  check_solve("CG+AMG l1-Jacobi, nos3", N3, SPS_SOLVER_CG, "amg.smoother", 1, NULL, 0, 32);
+  check_solve("CG+AMG Gauss-Seidel, nos3", N3, SPS_SOLVER_CG, "amg.smoother", 2, NULL, 0, 19);
   check_solve("CG+AMG Gauss-Seidel, 2-D Laplacian", L, SPS_SOLVER_CG, "amg.smoother", 2, NULL, 0,
               7);
   check_solve("CG+AMG aggregation, Gauss-Seidel, nos3", N3, SPS_SOLVER_CG, "amg.coarsening", 0,
               "amg.smoother", 2, 26);
   check_solve("CG+AMG aggressive, 2-D Laplacian", L, SPS_SOLVER_CG, "amg.aggressive", 1, NULL, 0,
-              6);
+              8);
   check_solve("CG+AMG filtered coarse operators, 2-D Laplacian", L, SPS_SOLVER_CG, "amg.filter",
               0.02, NULL, 0, 7);
   check_solve("CG+AMG aggregation, P truncated, nos3", N3, SPS_SOLVER_CG, "amg.coarsening", 0,
-              "amg.interp_max", 3, 20);
+              "amg.interp_max", 3, 23);
   check_solve("CG+AMG Chebyshev degree 1, nos3", N3, SPS_SOLVER_CG, "amg.cheby_degree", 1, NULL, 0,
-              28);
+              25);
   check_solve("CG+AMG one level, smoothed only (nos3 is above the dense limit)", N3, SPS_SOLVER_CG,
-              "amg.levels", 1, NULL, 0, 39);
+              "amg.levels", 1, NULL, 0, 47);
   sps_matrix *S = sps_test_conv_diff_or_bail(ctx, 20, 0.0, 4.0, 1.0);
   check_solve("CG+AMG one level, the dense inverse (2-D Laplacian 20 x 20)", S, SPS_SOLVER_CG,
               "amg.coarse_size", 400, NULL, 0, 1);
   check_solve("CG+AMG, Neumann Laplacian (singular, consistent b)", Nm, SPS_SOLVER_CG, NULL, 0,
-              NULL, 0, 6);
+              NULL, 0, 7);
   check_solve("CG+AMG aggregation, Neumann Laplacian", Nm, SPS_SOLVER_CG, "amg.coarsening", 0, NULL,
-              0, 7);
+              0, 9);
   sps_matrix *C = sps_test_conv_diff_or_bail(ctx, 40, 0.3, 4.0, 1.0);
   check_solve("GMRES+AMG, convection-diffusion (nonsymmetric)", C, SPS_SOLVER_GMRES, NULL, 0, NULL,
-              0, 9);
+              0, 10);
   check_solve("GMRES+AMG Gauss-Seidel, convection-diffusion (nonsymmetric colouring)", C,
               SPS_SOLVER_GMRES, "amg.smoother", 2, NULL, 0, 8);
   sps_matrix *Lneg = sps_test_conv_diff_or_bail(ctx, 40, 0.0, 4.0, -1.0);
-  check_solve("CG+AMG, -Laplacian (the solver negates)", Lneg, SPS_SOLVER_CG, NULL, 0, NULL, 0, 6);
+  check_solve("CG+AMG, -Laplacian (the solver negates)", Lneg, SPS_SOLVER_CG, NULL, 0, NULL, 0, 7);
   check_solve("GMRES+AMG, -Laplacian (the hierarchy turns it around)", Lneg, SPS_SOLVER_GMRES, NULL,
-              0, NULL, 0, 6);
+              0, NULL, 0, 7);
 
+  check_aggressive_default();
   check_bad_params();
 
   sps_matrix_destroy(&L);
