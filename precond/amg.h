@@ -62,9 +62,24 @@ typedef struct amg_level {
                            (host, ncolors + 1) */
 } amg_level;
 
+/* The setup's phases (include/spsolve.h, SPS_AMG_SETUP_PHASES), in the order of
+ * sps_amg_setup_phase_name(). */
+enum {
+  AMG_PHASE_SMOOTHER,
+  AMG_PHASE_STRENGTH,
+  AMG_PHASE_SPLITTING,
+  AMG_PHASE_INTERPOLATION,
+  AMG_PHASE_TRANSPOSE,
+  AMG_PHASE_GALERKIN,
+  AMG_PHASE_MATRICES,
+  AMG_PHASE_COARSEST
+};
+
 /* The preconditioner's state (pc->data). */
 typedef struct amg_data {
   int nlevels;
+  int level;   /* the level the setup is working on (amg_phase_end's per-level times) */
+  double mark; /* sps_wtime() at the end of the last timed phase */
   amg_level lv[SPS_AMG_MAX_LEVELS];
   sps_spmv_plan *own_plan0; /* level 0's plan when the solver gave none */
   int coarsening, smoother, degree, cycle;
@@ -121,6 +136,15 @@ sps_status amg_csr_product(sps_context *ctx, const amg_csr *A, const amg_csr *B,
 sps_status amg_csr_adopt(sps_context *ctx, amg_csr *M, sps_matrix **out);
 /* M's arrays copied to the host (sps_host_rcsr_alloc; free with sps_host_rcsr_free). */
 sps_status amg_csr_download(sps_context *ctx, const amg_csr *M, sps_host_rcsr *H);
+/*
+ * End a timed phase of the setup: the device synchronised, the wall time since the last mark
+ * (amg_data.mark) added to pc->info.amg_setup_seconds[phase] and to the level being built
+ * (amg_level_seconds[amg_data.level]), the mark moved to now (amg_device.c). The
+ * synchronisation makes each phase's time its own; the setup synchronises at every
+ * count-scan-fill construction anyway.
+ */
+sps_status amg_phase_end(sps_precond *pc, int phase);
+
 /* A 64-bit counter word in the context's memory read back to the host. */
 sps_status amg_read_word(sps_context *ctx, const unsigned long long *word, unsigned long long *v);
 
@@ -153,7 +177,7 @@ sps_status amg_spectral_radius(sps_context *ctx, const amg_level *L, const doubl
 
 /*
  * The dense inverse of the n x n host matrix H as an n x n CSR matrix on the host (amg_coarse.c):
- * LU with partial pivoting in long double; a pivot below 1e-13 times the largest |h_ij| is
+ * LU with partial pivoting in double; a pivot below 1e-13 times the largest |h_ij| is
  * taken as zero and its direction left out (a generalised inverse G with H G H = H for a
  * singular H, as for pure Neumann problems), counted in *dropped. symmetric: the result is
  * replaced by (G + G^T) / 2.
