@@ -1,5 +1,5 @@
 /* amg_cycle.c: the multigrid cycle (V, W or F) of the algebraic multigrid preconditioner, made of SpMV plans, backend vector operations and the Gauss-Seidel sweeps only, so that it runs on either device with the same rounding and without reading anything back. */
-#include "amg.h"
+#include "amg_step.h"
 
 /*
  * One cycle on level l for A_l x = b (Briggs, Henson and McCormick, A Multigrid Tutorial,
@@ -26,8 +26,10 @@
  * zero on level 0 and below), one with R, one with P; l1-Jacobi: 2 with A_l; Gauss-Seidel:
  * four passes over A_l's entries (two sweeps each way) and one residual.
  *
- * Every step is a kernel launch with its scalars as arguments, so the cycle is issued without
- * any host synchronisation and the solvers capture it in their CUDA graphs with the rest of
+ * The Chebyshev smoother's vector updates are fused, one pass a step beside its product
+ * (precond/ref/amg_smooth.c, precond/cuda/amg_smooth.cu), with the same roundings as the
+ * separate backend operations. Every step is a kernel launch with its scalars as arguments, so
+ * the cycle is issued without any host synchronisation and the solvers capture it in their CUDA graphs with the rest of
  * an iteration (CG: between cg_update and cg_rz, solvers/cg.c).
  */
 
@@ -60,30 +62,25 @@ static sps_status smooth(sps_precond *pc, const amg_data *d, amg_level *L, const
   const int64_t n = L->n;
   double *s = L->r;
   if (d->smoother == AMG_SMOOTHER_MCGS) return amg_mcgs_smooth(ctx, L, b, x, zero);
-  /* s = D^-1 (b - A x) */
-  if (zero)
-    SPS_CHECK(be->pointwise_mult(ctx, n, L->dinv, b, s));
-  else {
-    SPS_CHECK(residual(ctx, L, b, x));
-    SPS_CHECK(be->pointwise_mult(ctx, n, L->dinv, s, s));
-  }
-  if (d->smoother == AMG_SMOOTHER_L1_JACOBI)
+  if (!zero) SPS_CHECK(residual(ctx, L, b, x)); /* s = b - A x */
+  if (d->smoother == AMG_SMOOTHER_L1_JACOBI) {
+    /* x <- x + D^-1 s (from zero: x <- D^-1 b) */
+    SPS_CHECK(be->pointwise_mult(ctx, n, L->dinv, zero ? b : s, s));
     return zero ? be->copy(ctx, n, s, x) : be->axpy(ctx, n, 1.0, s, x);
+  }
   const double theta = 0.5 * (L->eig_b + L->eig_a), delta = 0.5 * (L->eig_b - L->eig_a);
   const double sigma = theta / delta;
   double rho = 1.0 / sigma;
-  /* e = s / theta, x <- x + e */
-  SPS_CHECK(be->axpby(ctx, n, 1.0 / theta, s, 0.0, L->e));
-  SPS_CHECK(zero ? be->copy(ctx, n, L->e, x) : be->axpy(ctx, n, 1.0, L->e, x));
+  /* s = D^-1 (b - A x), e = s / theta, x <- x + e: one fused pass (precond/ref/amg_smooth.c) */
+  SPS_CHECK(AMG_STEP(ctx, amg_cheby_first, n, (const double *)L->dinv, zero ? b : (const double *)s,
+                     1.0 / theta, zero, s, L->e, x));
   for (int k = 1; k < d->degree; k++) {
-    /* s <- s - D^-1 A e */
+    /* t = A e; then fused: s <- s - D^-1 t, e <- rho_k rho_{k-1} e + (2 rho_k / delta) s,
+     * x <- x + e */
     SPS_CHECK(mv(L->Aplan, L->asign, L->e, 0.0, L->t));
-    SPS_CHECK(be->pointwise_mult(ctx, n, L->dinv, L->t, L->t));
-    SPS_CHECK(be->axpy(ctx, n, -1.0, L->t, s));
-    /* e <- rho_k rho_{k-1} e + (2 rho_k / delta) s, x <- x + e */
     const double rho_next = 1.0 / (2.0 * sigma - rho);
-    SPS_CHECK(be->axpby(ctx, n, 2.0 * rho_next / delta, s, rho_next * rho, L->e));
-    SPS_CHECK(be->axpy(ctx, n, 1.0, L->e, x));
+    SPS_CHECK(AMG_STEP(ctx, amg_cheby_step, n, (const double *)L->dinv, (const double *)L->t,
+                       2.0 * rho_next / delta, rho_next * rho, s, L->e, x));
     rho = rho_next;
   }
   return SPS_SUCCESS;

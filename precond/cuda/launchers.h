@@ -236,6 +236,13 @@ cudaError_t sps_cuda_amg_sa_smooth(cudaStream_t s, int64_t n, const int64_t *prp
                                    const int32_t *pci, double *pv, const double *dinv,
                                    double omega, const int64_t *trp, const int32_t *tci,
                                    const double *tv);
+/* The Chebyshev smoother's fused updates (precond/cuda/amg_smooth.cu), the reference steps
+ * of the same names in precond/ref/kernels.h. */
+cudaError_t sps_cuda_amg_cheby_first(cudaStream_t s, int64_t n, const double *dinv,
+                                     const double *src, double a, int zero, double *sv, double *e,
+                                     double *x);
+cudaError_t sps_cuda_amg_cheby_step(cudaStream_t s, int64_t n, const double *dinv, const double *t,
+                                    double a, double b, double *sv, double *e, double *x);
 cudaError_t sps_cuda_amg_trunc_count(cudaStream_t s, int64_t n, const int64_t *rp, const double *v,
                                      const int64_t *flag, double tf, int pm, int64_t *count);
 cudaError_t sps_cuda_amg_trunc_fill(cudaStream_t s, int64_t n, const int64_t *rp,

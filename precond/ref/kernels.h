@@ -201,6 +201,19 @@ void sps_ref_amg_tent_scale(int64_t n, const int64_t *trp, const int32_t *tci, d
 void sps_ref_amg_sa_smooth(int64_t n, const int64_t *prp, const int32_t *pci, double *pv,
                            const double *dinv, double omega, const int64_t *trp,
                            const int32_t *tci, const double *tv);
+/*
+ * The Chebyshev smoother's fused vector updates (precond/amg_cycle.c; precond/ref/amg_smooth.c),
+ * one pass each over the level's n entries, with the IEEE operations of the backend
+ * operations they replace in the same order:
+ *   cheby_first  s_i <- dinv_i src_i,  e_i <- a s_i,  x_i <- e_i (zero) or x_i + e_i
+ *                (src may be s itself)
+ *   cheby_step   s_i <- s_i - dinv_i t_i,  e_i <- a s_i + b e_i (a s_i when b = 0, e not
+ *                read),  x_i <- x_i + e_i
+ */
+void sps_ref_amg_cheby_first(int64_t n, const double *dinv, const double *src, double a, int zero,
+                             double *s, double *e, double *x);
+void sps_ref_amg_cheby_step(int64_t n, const double *dinv, const double *t, double a, double b,
+                            double *s, double *e, double *x);
 void sps_ref_amg_trunc_count(int64_t n, const int64_t *rp, const double *v, const int64_t *flag,
                              double tf, int pm, int64_t *count);
 void sps_ref_amg_trunc_fill(int64_t n, const int64_t *rp, const int32_t *ci, const double *v,

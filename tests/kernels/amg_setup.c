@@ -1,4 +1,4 @@
-/* amg_setup.c: the multigrid setup's steps (precond/ref/amg_level.c, amg_classical.c, mcgs.c and the transpose) against their definitions; built once for the CPU and once (SPS_TEST_GPU) to hold each CUDA kernel to its CPU reference, element for element and bit for bit. */
+/* amg_setup.c: the multigrid setup's steps (precond/ref/amg_level.c, amg_classical.c, mcgs.c and the transpose) and the smoother's fused updates (amg_smooth.c) against their definitions; built once for the CPU and once (SPS_TEST_GPU) to hold each CUDA kernel to its CPU reference, element for element and bit for bit. */
 
 #include "../../precond/aggregate.h"
 #include "../../precond/amg_step.h"
@@ -18,7 +18,9 @@
  *               interp, trunc (interp_max 0, 2 and 4; trunc 0 and 0.2; C rows injected);
  *   aggregation tent_count/fill, row_norms, tent_scale, sa_smooth, trunc with a weight;
  *   Gauss-Seidel colour rounds, colour count, order, and a sweep of each colour (1 and 4
- *               lanes).
+ *               lanes);
+ *   smoother    the Chebyshev smoother's fused updates (check_cheby: also against the separate
+ *               operations they replace).
  * On the CPU the same run compares the reference with itself, so the CPU build checks instead
  * properties written here independently of the references: S is the set of the definition
  * (recomputed here with a plain loop over each row); the PMIS split leaves no row undecided,
@@ -843,6 +845,90 @@ static void check_mcgs(const char *name, const mat *A, int with_transpose)
   rm(&order);
 }
 
+/*
+ * The Chebyshev smoother's fused updates (precond/ref/amg_smooth.c) on n random entries: the
+ * context's result equals the reference's byte for byte, and the reference equals the
+ * separate operations the cycle ran before the fusion, written out here (s = dinv .* src;
+ * e = a s + 0 e with e not read; x = e or x + 1 e; then s = s + (-1)(dinv .* t),
+ * e = a s + b e, x = x + 1 e), so the fusion changed no bit. e starts as NaN where b = 0 must
+ * not read it.
+ */
+static void check_cheby(int64_t n, sps_rng *rng)
+{
+  const size_t bytes = (size_t)n * sizeof(double);
+  double *w = malloc(bytes + 8), *src = malloc(bytes + 8), *t = malloc(bytes + 8);
+  double *x0 = malloc(bytes + 8), *e0 = malloc(bytes + 8);
+  double *s1 = malloc(bytes + 8), *e1 = malloc(bytes + 8), *x1 = malloc(bytes + 8);
+  if (!w || !src || !t || !x0 || !e0 || !s1 || !e1 || !x1) sps_bail("alloc");
+  for (int64_t i = 0; i < n; i++) {
+    w[i] = 0.5 + sps_rng_uniform(rng);
+    src[i] = 2.0 * sps_rng_uniform(rng) - 1.0;
+    t[i] = 2.0 * sps_rng_uniform(rng) - 1.0;
+    x0[i] = sps_rng_uniform(rng) - 0.5;
+    e0[i] = NAN;
+  }
+  const double a = 0.7310585786300049, a2 = 1.3862943611198906, b2 = 0.4142135623730951;
+  for (int zero = 0; zero <= 1; zero++) {
+    buf dw = mk(w, bytes), dsrc = mk(src, bytes), dt = mk(t, bytes);
+    buf s = mk(NULL, bytes), e = mk(e0, bytes), x = mk(x0, bytes);
+    /* the separate operations, as the cycle ran them before */
+    for (int64_t i = 0; i < n; i++) {
+      s1[i] = w[i] * src[i];
+      e1[i] = a * s1[i];
+      x1[i] = zero ? e1[i] : x0[i] + 1.0 * e1[i];
+    }
+    sps_ref_amg_cheby_first(n, H(dw, double), H(dsrc, double), a, zero, H(s, double), H(e, double),
+                            H(x, double));
+    STEP(amg_cheby_first, n, D(dw, double), D(dsrc, double), a, zero, D(s, double), D(e, double),
+         D(x, double));
+    int ok = same(&s) && same(&e) && same(&x);
+    int sep = !memcmp(s.h, s1, bytes) && !memcmp(e.h, e1, bytes) && !memcmp(x.h, x1, bytes);
+    for (int bz = 0; bz <= 1; bz++) {
+      const double b = bz ? 0.0 : b2;
+      if (bz) { /* e not read when b = 0: NaN there must not reach the result */
+        for (int64_t i = 0; i < n; i++)
+          H(e, double)[i] = NAN;
+        sync_up(&e);
+        for (int64_t i = 0; i < n; i++)
+          e1[i] = NAN;
+      }
+      for (int64_t i = 0; i < n; i++) {
+        const double u = w[i] * t[i];
+        s1[i] = s1[i] + -1.0 * u;
+        e1[i] = b == 0.0 ? a2 * s1[i] : a2 * s1[i] + b * e1[i];
+        x1[i] = x1[i] + 1.0 * e1[i];
+      }
+      sps_ref_amg_cheby_step(n, H(dw, double), H(dt, double), a2, b, H(s, double), H(e, double),
+                             H(x, double));
+      STEP(amg_cheby_step, n, D(dw, double), D(dt, double), a2, b, D(s, double), D(e, double),
+           D(x, double));
+      ok &= same(&s) && same(&e) && same(&x);
+      sep &= !memcmp(s.h, s1, bytes) && !memcmp(e.h, e1, bytes) && !memcmp(x.h, x1, bytes);
+    }
+    int finite = 1;
+    for (int64_t i = 0; i < n; i++)
+      finite &= isfinite(H(x, double)[i]);
+    sps_ok(ok && sep && finite,
+           "Chebyshev fused updates, n = %lld%s: the context's bits are the reference's and the "
+           "separate operations'",
+           (long long)n, zero ? ", from zero" : "");
+    rm(&dw);
+    rm(&dsrc);
+    rm(&dt);
+    rm(&s);
+    rm(&e);
+    rm(&x);
+  }
+  free(w);
+  free(src);
+  free(t);
+  free(x0);
+  free(e0);
+  free(s1);
+  free(e1);
+  free(x1);
+}
+
 static void check_all(const char *name, const mat *A, int sym)
 {
   check_level(name, A);
@@ -877,6 +963,9 @@ int main(void)
     check_all(cases[k].name, &cases[k].A, cases[k].sym);
     mat_free(&cases[k].A);
   }
+  const int64_t cheby_n[] = {1, 1000, 100003};
+  for (size_t k = 0; k < sizeof cheby_n / sizeof cheby_n[0]; k++)
+    check_cheby(cheby_n[k], &rng);
   const char *data = sps_test_data_dir();
   const char *bundled[] = {"nos3.mtx.gz", "bcsstk14.mtx.gz", "1138_bus.mtx.gz", "orsreg_1.mtx.gz"};
   for (size_t k = 0; k < sizeof bundled / sizeof bundled[0]; k++) {
