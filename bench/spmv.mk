@@ -1,6 +1,7 @@
-# bench/spmv.mk: the SpMV and solver benchmark drivers (spmv-bench, solve-bench, select-sweep, select-bench), the peer script, plots and the GPU run script.
+# bench/spmv.mk: the SpMV and solver benchmark drivers (spmv-bench, solve-bench, precond-bench, amg-cycle-bench, select-sweep, select-bench), the peer script, plots and the GPU run script.
 noinst_PROGRAMS += %reldir%/spmv-bench %reldir%/solve-bench %reldir%/precond-bench \
-	%reldir%/select-sweep %reldir%/select-bench %reldir%/cpu-omp-threshold
+	%reldir%/select-sweep %reldir%/select-bench %reldir%/cpu-omp-threshold \
+	%reldir%/amg-cycle-bench
 bench_common_sources = \
 	%reldir%/bench_util.c \
 	%reldir%/bench_util.h \
@@ -18,6 +19,8 @@ bench_common_sources = \
 
 %canon_reldir%_precond_bench_SOURCES = %reldir%/precond_bench.c $(bench_common_sources)
 %canon_reldir%_precond_bench_LDADD = libspsolve.la $(CUDA_LIBS)
+%canon_reldir%_amg_cycle_bench_SOURCES = %reldir%/amg_cycle_bench.c $(bench_common_sources)
+%canon_reldir%_amg_cycle_bench_LDADD = libspsolve.la $(CUDA_LIBS)
 %canon_reldir%_select_sweep_SOURCES = %reldir%/select_sweep.c %reldir%/spmv_measure.c \
 	%reldir%/spmv_measure.h $(bench_common_sources)
 %canon_reldir%_select_sweep_LDADD = libspsolve.la $(CUDA_LIBS)

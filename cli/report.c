@@ -67,8 +67,9 @@ static int cli_report_flexible(const cli_report *r)
 
 /*
  * The multigrid hierarchy, as BoomerAMG's setup summary gives it: per level the rows, the
- * entries and entries per row; the grid and operator complexities (the sums of the levels'
- * rows and entries over A's); the smoother and the coarsest level's solve.
+ * entries, entries per row and the setup's time on it; the setup's time by phase; the grid
+ * and operator complexities (the sums of the levels' rows and entries over A's); the smoother
+ * and the coarsest level's solve.
  */
 static void cli_report_amg_text(FILE *out, const sps_precond_info *pi)
 {
@@ -78,11 +79,18 @@ static void cli_report_amg_text(FILE *out, const sps_precond_info *pi)
   fprintf(out, "  hierarchy     %d level%s, grid complexity %.3f, operator complexity %.3f\n",
           pi->amg_levels, pi->amg_levels == 1 ? "" : "s", pi->amg_grid_complexity,
           pi->amg_operator_complexity);
-  fprintf(out, "  %-5s %12s %14s %9s\n", "level", "rows", "nonzeros", "nnz/row");
+  fprintf(out, "  %-5s %12s %14s %9s %10s\n", "level", "rows", "nonzeros", "nnz/row", "setup ms");
   for (int l = 0; l < pi->amg_levels && l < SPS_AMG_MAX_LEVELS; l++)
-    fprintf(out, "  %-5d %12lld %14lld %9.1f\n", l, (long long)pi->amg_rows[l],
+    fprintf(out, "  %-5d %12lld %14lld %9.1f %10.2f\n", l, (long long)pi->amg_rows[l],
             (long long)pi->amg_nnz[l],
-            pi->amg_rows[l] ? (double)pi->amg_nnz[l] / (double)pi->amg_rows[l] : 0.0);
+            pi->amg_rows[l] ? (double)pi->amg_nnz[l] / (double)pi->amg_rows[l] : 0.0,
+            1e3 * pi->amg_level_seconds[l]);
+  /* the setup's time by phase, as AMGX's and BoomerAMG's setup summaries give it */
+  fputs("  setup ms     ", out);
+  for (int k = 0; k < SPS_AMG_SETUP_PHASES; k++)
+    fprintf(out, "%s %s %.2f", k ? "," : "", sps_amg_setup_phase_name(k),
+            1e3 * pi->amg_setup_seconds[k]);
+  fputc('\n', out);
   if (pi->degree)
     fprintf(out,
             "  smoother      Chebyshev of degree %d in D^-1 A on [%.3g, %.3g] (finest level)\n",
@@ -498,10 +506,18 @@ void cli_report_json(FILE *out, const cli_report *r)
     json_number(out, pi->eig_max);
     if (pi->amg_levels) {
       fputs(", \"amg\": {\"levels\": [", out);
-      for (int l = 0; l < pi->amg_levels && l < SPS_AMG_MAX_LEVELS; l++)
-        fprintf(out, "%s{\"rows\": %lld, \"nnz\": %lld}", l ? ", " : "", (long long)pi->amg_rows[l],
-                (long long)pi->amg_nnz[l]);
-      fputs("], \"grid_complexity\": ", out);
+      for (int l = 0; l < pi->amg_levels && l < SPS_AMG_MAX_LEVELS; l++) {
+        fprintf(out, "%s{\"rows\": %lld, \"nnz\": %lld, \"setup_seconds\": ", l ? ", " : "",
+                (long long)pi->amg_rows[l], (long long)pi->amg_nnz[l]);
+        json_number(out, pi->amg_level_seconds[l]);
+        fputc('}', out);
+      }
+      fputs("], \"setup_seconds\": {", out);
+      for (int k = 0; k < SPS_AMG_SETUP_PHASES; k++) {
+        fprintf(out, "%s\"%s\": ", k ? ", " : "", sps_amg_setup_phase_name(k));
+        json_number(out, pi->amg_setup_seconds[k]);
+      }
+      fputs("}, \"grid_complexity\": ", out);
       json_number(out, pi->amg_grid_complexity);
       fputs(", \"operator_complexity\": ", out);
       json_number(out, pi->amg_operator_complexity);

@@ -202,6 +202,15 @@ typedef enum sps_precond_type {
 
 /** The most levels of an algebraic multigrid hierarchy (the range of "amg.levels"). */
 #define SPS_AMG_MAX_LEVELS 25
+/** The phases of the multigrid setup timed in ::sps_precond_info.amg_setup_seconds, named by
+ * sps_amg_setup_phase_name(): 0 "smoother" (the diagonal, the spectral radius estimate, the
+ * Gauss-Seidel colours), 1 "strength" (the strong connections), 2 "splitting" (PMIS C/F
+ * splitting, or the MIS(2) aggregates with their strength graph), 3 "interpolation" (the
+ * weights, their truncation, the smoothing of P; aggressive coarsening's product P1 P2),
+ * 4 "transpose" (R = P^T), 5 "galerkin" (the products R A P), 6 "matrices" (the levels handed
+ * to library matrices with their SpMV plans, the work vectors, level 0's copy), 7 "coarsest"
+ * (the coarsest level's dense inverse). */
+#define SPS_AMG_SETUP_PHASES 8
 
 /**
  * What a preconditioner found and did at setup (sps_solver_get_precond_info()). Fields that
@@ -238,6 +247,12 @@ typedef struct sps_precond_info {
   int amg_coarsening;      /**< amg: 0 smoothed aggregation, 1 classical ("amg.coarsening") */
   int amg_smoother;        /**< amg: 0 Chebyshev, 1 l1-Jacobi, 2 multicolour Gauss-Seidel
                                 (its colours on the finest level in ::sps_precond_info.colors) */
+  double amg_setup_seconds[SPS_AMG_SETUP_PHASES]; /**< amg: wall seconds of each phase of the
+                                setup (::SPS_AMG_SETUP_PHASES), the device synchronised at
+                                each phase's end; their sum is the multigrid's setup time */
+  double amg_level_seconds[SPS_AMG_MAX_LEVELS]; /**< amg: wall seconds of the setup spent on
+                                each level: its smoother, and the level below it built from it
+                                (or its dense inverse) */
 } sps_precond_info;
 
 /** One try of the automatic choice (sps_solver_get_attempts()). */
@@ -680,6 +695,10 @@ const char *sps_solver_type_name(sps_solver_type type);
 sps_status sps_solver_type_from_name(const char *name, sps_solver_type *type);
 /** The name of a preconditioner ("none", "jacobi", "ilu0", ..., "auto"), or NULL. */
 const char *sps_precond_type_name(sps_precond_type type);
+
+/** The name of phase `phase` of the multigrid setup (::SPS_AMG_SETUP_PHASES), or NULL out of
+ * range. */
+const char *sps_amg_setup_phase_name(int phase);
 /** Look up a preconditioner by name. @return ::SPS_ERR_ARGUMENT for an unknown name. */
 sps_status sps_precond_type_from_name(const char *name, sps_precond_type *type);
 /**

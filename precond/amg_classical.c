@@ -49,6 +49,7 @@ sps_status amg_classical_prolongator(sps_precond *pc, int l, const amg_csr *H, a
   SPS_TRY(
       AMG_STEP(ctx, cls_strength_fill, n, H->rp, H->ci, H->v, theta, AMG_MAX_ROW_SUM, S.rp, S.ci));
   SPS_TRY(amg_csr_transpose(ctx, &S, &ST, 0));
+  SPS_TRY(amg_phase_end(pc, AMG_PHASE_STRENGTH));
   /* 2. PMIS */
   SPS_TRY(be->malloc(ctx, (void **)&key, nn * sizeof *key, "AMG C/F splitting"));
   SPS_TRY(be->malloc(ctx, (void **)&newc, nn, "AMG C/F splitting"));
@@ -70,6 +71,7 @@ sps_status amg_classical_prolongator(sps_precond *pc, int l, const amg_csr *H, a
   SPS_TRY(AMG_STEP(ctx, cls_cflags, n, key, flag));
   SPS_TRY(AMG_STEP(ctx, cls_cflags, n, key, cnum));
   SPS_TRY(amg_scan(ctx, cnum, n, nc));
+  SPS_TRY(amg_phase_end(pc, AMG_PHASE_SPLITTING));
   if (*nc == 0) goto cleanup;
   /* 3. the interpolatory sets and the weights */
   SPS_TRY(amg_csr_alloc_rows(ctx, &M2, n, n, "AMG interpolation sets"));
@@ -93,6 +95,7 @@ sps_status amg_classical_prolongator(sps_precond *pc, int l, const amg_csr *H, a
   SPS_TRY(amg_csr_alloc_entries(ctx, P, 1, "AMG prolongator"));
   SPS_TRY(AMG_STEP(ctx, amg_trunc_fill, n, Ch.rp, Ch.ci, Ch.v, (const double *)NULL, flag, cnum,
                    prm->amg_trunc, amg_interp_max(prm), P->rp, P->ci, P->v));
+  SPS_TRY(amg_phase_end(pc, AMG_PHASE_INTERPOLATION));
 cleanup:
   if (st) amg_csr_free(ctx, P);
   amg_csr_free(ctx, &S);

@@ -73,6 +73,18 @@ amg_csr amg_csr_of(const sps_matrix *M)
   return c;
 }
 
+sps_status amg_phase_end(sps_precond *pc, int phase)
+{
+  amg_data *d = pc->data;
+  SPS_CHECK(pc->ctx->be->synchronize(pc->ctx));
+  const double now = sps_wtime();
+  const double dt = now - d->mark;
+  pc->info.amg_setup_seconds[phase] += dt;
+  if (d->level >= 0 && d->level < SPS_AMG_MAX_LEVELS) pc->info.amg_level_seconds[d->level] += dt;
+  d->mark = now;
+  return SPS_SUCCESS;
+}
+
 sps_status amg_read_word(sps_context *ctx, const unsigned long long *word, unsigned long long *v)
 {
   return ctx->be->download(ctx, v, word, sizeof *v);

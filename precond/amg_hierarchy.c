@@ -204,10 +204,12 @@ static sps_status aggressive_prolongator(sps_precond *pc, int l, const amg_csr *
     return SPS_SUCCESS;
   }
   SPS_TRY(amg_csr_transpose(ctx, &P1, &R1, 1));
+  SPS_TRY(amg_phase_end(pc, AMG_PHASE_TRANSPOSE));
   SPS_TRY(amg_csr_product(ctx, H, &P1, &T));
   SPS_TRY(amg_csr_product(ctx, &R1, &T, &A1));
   amg_csr_free(ctx, &T);
   amg_csr_free(ctx, &R1);
+  SPS_TRY(amg_phase_end(pc, AMG_PHASE_GALERKIN));
   SPS_TRY(amg_classical_prolongator(pc, l, &A1, &P2, nc));
   amg_csr_free(ctx, &A1);
   if (*nc == 0 || (double)*nc > AMG_STALL * (double)n1) {
@@ -233,6 +235,7 @@ static sps_status aggressive_prolongator(sps_precond *pc, int l, const amg_csr *
     *P = Q;
     memset(&Q, 0, sizeof Q);
   }
+  SPS_TRY(amg_phase_end(pc, AMG_PHASE_INTERPOLATION));
 cleanup:
   if (st) amg_csr_free(ctx, P);
   amg_csr_free(ctx, &P1);
@@ -259,6 +262,7 @@ static sps_status coarsest_inverse(sps_precond *pc, amg_level *L, const amg_csr 
   pc->info.amg_coarse_nnz = G.rowptr[G.nrows];
   SPS_TRY(adopt_host(ctx, &L->Ainv, &G));
   SPS_TRY(make_plan(ctx, L->Ainv, &L->Ainvplan));
+  SPS_TRY(amg_phase_end(pc, AMG_PHASE_COARSEST));
 cleanup:
   sps_host_rcsr_free(&Hh);
   sps_host_rcsr_free(&G);
@@ -283,6 +287,10 @@ sps_status amg_hierarchy_build(sps_precond *pc, const sps_matrix *A, amg_data *d
   d->outer = 1.0;
   const int symmetric = A->symmetry == SPS_SYMMETRY_SYMMETRIC || sps_matrix_is_symmetric(A);
   const int sa = d->coarsening == AMG_COARSEN_AGGREGATION;
+  memset(pc->info.amg_setup_seconds, 0, sizeof pc->info.amg_setup_seconds);
+  memset(pc->info.amg_level_seconds, 0, sizeof pc->info.amg_level_seconds);
+  d->level = 0;
+  d->mark = sps_wtime();
 
   SPS_TRY(be->malloc(ctx, (void **)&hdinv, bytes0, "AMG inverse diagonal"));
   SPS_TRY(be->malloc(ctx, (void **)&dsq, bytes0, "AMG Lanczos D^-1/2"));
@@ -327,11 +335,14 @@ sps_status amg_hierarchy_build(sps_precond *pc, const sps_matrix *A, amg_data *d
     d->nlevels = l + 1;
     L->n = H->nrows;
     L->nnz = l == 0 ? A->nnz : H->nnz;
+    d->level = l;
     SPS_TRY(level_vectors(ctx, L, l));
+    SPS_TRY(amg_phase_end(pc, AMG_PHASE_MATRICES));
     int last = H->nrows <= prm->amg_coarse_size || l + 1 >= prm->amg_levels;
     const int need_rho = d->smoother == AMG_SMOOTHER_CHEBY || (sa && !last);
     SPS_TRY(level_smoother(pc, d, l, H, hdinv, dsq, y, word, need_rho));
     if (d->smoother == AMG_SMOOTHER_MCGS) SPS_TRY(amg_mcgs_setup(ctx, L, symmetric));
+    SPS_TRY(amg_phase_end(pc, AMG_PHASE_SMOOTHER));
     int64_t nc = 0;
     if (!last) {
       if (sa)
@@ -353,10 +364,12 @@ sps_status amg_hierarchy_build(sps_precond *pc, const sps_matrix *A, amg_data *d
       Bc = swap;
     }
     SPS_TRY(amg_csr_transpose(ctx, &P, &R, 1));
+    SPS_TRY(amg_phase_end(pc, AMG_PHASE_TRANSPOSE));
     SPS_TRY(amg_csr_product(ctx, H, &P, &AP));
     SPS_TRY(amg_csr_product(ctx, &R, &AP, &Ac));
     amg_csr_free(ctx, &AP);
     if (prm->amg_filter > 0.0) SPS_TRY(filter(ctx, &Ac, prm->amg_filter, dsq));
+    SPS_TRY(amg_phase_end(pc, AMG_PHASE_GALERKIN));
     if (l == 0) amg_csr_free(ctx, &H0);
     SPS_TRY(amg_csr_adopt(ctx, &P, &L->P));
     SPS_TRY(amg_csr_adopt(ctx, &R, &L->R));
@@ -367,6 +380,7 @@ sps_status amg_hierarchy_build(sps_precond *pc, const sps_matrix *A, amg_data *d
     C->asign = 1.0;
     C->op = amg_csr_of(C->A);
     SPS_TRY(make_plan(ctx, C->A, &C->Aplan));
+    SPS_TRY(amg_phase_end(pc, AMG_PHASE_MATRICES));
     H = &C->op;
   }
 

@@ -1,4 +1,4 @@
-/* amg_params.c: the multigrid parameters' effective values where the user left the default: each level's strength threshold, the most entries a row of the prolongator keeps, by coarsening, and which levels are coarsened aggressively. */
+/* amg_params.c: the multigrid parameters' effective values where the user left the default: each level's strength threshold, the most entries a row of the prolongator keeps, by coarsening, and which levels are coarsened aggressively; the names of the setup's timed phases. */
 #include <math.h>
 
 #include "amg.h"
@@ -46,4 +46,12 @@ int amg_aggressive_level(const sps_precond_params *prm, int l, int64_t n)
   if (prm->amg_coarsening != AMG_COARSEN_CLASSICAL) return 0;
   if (prm->amg_aggressive >= 0) return l < prm->amg_aggressive;
   return l < AMG_AGGRESSIVE_LEVELS && n >= AMG_AGGRESSIVE_MIN_ROWS;
+}
+
+const char *sps_amg_setup_phase_name(int phase)
+{
+  static const char *const names[SPS_AMG_SETUP_PHASES] = {
+      "smoother", "strength", "splitting", "interpolation",
+      "transpose", "galerkin", "matrices", "coarsest"};
+  return phase >= 0 && phase < SPS_AMG_SETUP_PHASES ? names[phase] : NULL;
 }

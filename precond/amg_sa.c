@@ -40,6 +40,7 @@ sps_status amg_sa_prolongator(sps_precond *pc, int l, const amg_csr *H, const do
   *nc = 0;
   SPS_TRY(be->malloc(ctx, (void **)&agg, (size_t)(n > 0 ? n : 1) * sizeof *agg, "AMG aggregates"));
   SPS_TRY(sps_amg_aggregate_device(ctx, n, H->rp, H->ci, H->v, amg_level_theta(prm, l), agg, nc));
+  SPS_TRY(amg_phase_end(pc, AMG_PHASE_SPLITTING));
   if (*nc == 0) goto cleanup;
   /* T with the values of B, then B_c = the norms of T's columns, then T's columns scaled */
   SPS_TRY(amg_csr_alloc_rows(ctx, &T, n, *nc, "AMG tentative prolongator"));
@@ -67,6 +68,7 @@ sps_status amg_sa_prolongator(sps_precond *pc, int l, const amg_csr *H, const do
     *P = AT;
     memset(&AT, 0, sizeof AT);
   }
+  SPS_TRY(amg_phase_end(pc, AMG_PHASE_INTERPOLATION));
 cleanup:
   if (st) amg_csr_free(ctx, P);
   amg_csr_free(ctx, &T);

@@ -157,6 +157,8 @@ class SolveInfo:
             # the multigrid levels as lists of the levels built (finest first)
             d["amg_rows"] = list(p.amg_rows)[:p.amg_levels]
             d["amg_nnz"] = list(p.amg_nnz)[:p.amg_levels]
+            d["amg_level_seconds"] = list(p.amg_level_seconds)[:p.amg_levels]
+            d["amg_setup_seconds"] = dict(zip(_lib.AMG_SETUP_PHASE_NAMES, p.amg_setup_seconds))
             self._pinfo = d
         return self._pinfo
 

@@ -170,6 +170,9 @@ class sps_solve_report(ctypes.Structure):
 
 
 SPS_AMG_MAX_LEVELS = 25  # include/spsolve.h
+SPS_AMG_SETUP_PHASES = 8  # include/spsolve.h
+AMG_SETUP_PHASE_NAMES = ("smoother", "strength", "splitting", "interpolation", "transpose",
+                         "galerkin", "matrices", "coarsest")  # sps_amg_setup_phase_name()
 
 
 class sps_precond_info(ctypes.Structure):
@@ -202,6 +205,8 @@ class sps_precond_info(ctypes.Structure):
         ("amg_coarse_nnz", ctypes.c_int64),
         ("amg_coarsening", ctypes.c_int),
         ("amg_smoother", ctypes.c_int),
+        ("amg_setup_seconds", ctypes.c_double * SPS_AMG_SETUP_PHASES),
+        ("amg_level_seconds", ctypes.c_double * SPS_AMG_MAX_LEVELS),
     ]
 
 
