@@ -49,6 +49,37 @@ cleanup:
   return st;
 }
 
+sps_status sps_spmv_ell_build_device(sps_context *ctx, const sps_matrix *A, int64_t width,
+                                     int64_t *ld, int32_t **colind, double **values)
+{
+  *colind = NULL;
+  *values = NULL;
+  *ld = (A->nrows + 31) / 32 * 32;
+#ifdef SPS_HAVE_CUDA
+  if (ctx->kind == SPS_DEVICE_CUDA) {
+    const size_t slots = (size_t)(width * *ld);
+    sps_status st = SPS_SUCCESS;
+    SPS_TRY(ctx->be->malloc(ctx, (void **)colind, (slots ? slots : 1) * sizeof(int32_t),
+                            "ELL column indices"));
+    SPS_TRY(ctx->be->malloc(ctx, (void **)values, (slots ? slots : 1) * sizeof(double),
+                            "ELL values"));
+    SPS_CUDA_LAUNCH(ctx, sps_cuda_ell_build(sps_cuda(ctx)->stream, A->nrows, *ld, width,
+                                            sps_matrix_dev_rowptr(A), A->d_colind, A->d_values,
+                                            *colind, *values));
+    return SPS_SUCCESS;
+  cleanup:
+    if (*colind) ctx->be->free(ctx, *colind);
+    if (*values) ctx->be->free(ctx, *values);
+    *colind = NULL;
+    *values = NULL;
+    return st;
+  }
+#endif
+  SPS_FAIL(ctx, SPS_ERR_UNSUPPORTED, "sps_spmv_ell_build_device: not a CUDA context");
+}
+
+/* The ELL arrays in the context's memory: built on the GPU from the device CSR arrays (no
+ * host pass, no upload of the padded slots), on the host for the CPU. */
 static sps_status ell_setup(sps_spmv_plan *plan)
 {
   sps_context *ctx = plan->ctx;
@@ -66,6 +97,8 @@ static sps_status ell_setup(sps_spmv_plan *plan)
   SPS_CHECK(sps_host_calloc(ctx, (void **)&d, 1, sizeof *d, "ELL plan data"));
   plan->data = d;
   d->width = rs.max_len;
+  if (ctx->kind == SPS_DEVICE_CUDA)
+    return sps_spmv_ell_build_device(ctx, A, d->width, &d->ld, &d->colind, &d->values);
   int32_t *col = NULL;
   double *val = NULL;
   SPS_CHECK(sps_spmv_ell_build(ctx, A, d->width, &d->ld, &col, &val));

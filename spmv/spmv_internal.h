@@ -288,6 +288,13 @@ sps_status sps_spmv_to_device(sps_context *ctx, void **host, void **dev, size_t 
  */
 sps_status sps_spmv_ell_build(sps_context *ctx, const sps_matrix *A, int64_t width, int64_t *ld,
                               int32_t **colind, double **values);
+/*
+ * The same arrays built on the GPU from A's device CSR arrays (spmv/cuda/ell.cu), into
+ * ctx->be->malloc'd device memory: byte for byte sps_spmv_ell_build's, without the host pass
+ * and the upload of width * ld slots. CUDA contexts only.
+ */
+sps_status sps_spmv_ell_build_device(sps_context *ctx, const sps_matrix *A, int64_t width,
+                                     int64_t *ld, int32_t **colind, double **values);
 
 /* ELL is refused when width * nrows exceeds this many times nnz (spmv/ell.c). */
 #define SPS_ELL_MAX_PADDING 3

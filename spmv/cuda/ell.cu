@@ -1,4 +1,4 @@
-/* ell.cu: the ell SpMV kernel, one thread per row of a padded column-major ELLPACK matrix.
+/* ell.cu: the ell SpMV kernel, one thread per row of a padded column-major ELLPACK matrix, and the kernel that builds that matrix from CSR on the device.
  *
  * Thread-to-data map: thread t of the grid owns row t and walks slots k = 0..width-1 of its
  * row, entry k*ld + t, stopping at the first padding slot (column -1), adding the rounded
@@ -41,7 +41,42 @@ __global__ void __launch_bounds__(kThreads)
   y[row] = sps_axpby_out(alpha, sps_csum_value(s), beta, &y[row]);
 }
 
+/* Row t of the padded matrix (t < ld): its first min(width, length) entries in slots
+ * k*ld + t, then column -1 and value 0 (rows from nrows to ld are all padding). One thread a
+ * row; at each k a warp writes 32 consecutive slots, coalesced; the CSR reads are the rows'. */
+__global__ void __launch_bounds__(kThreads)
+    ell_build_kernel(int64_t nrows, int64_t ld, int64_t width, const int64_t *__restrict__ rp,
+                     const int32_t *__restrict__ ci, const double *__restrict__ v,
+                     int32_t *__restrict__ ecol, double *__restrict__ eval)
+{
+  const int64_t i = (int64_t)blockIdx.x * kThreads + threadIdx.x;
+  if (i >= ld) return;
+  const int64_t start = i < nrows ? rp[i] : 0;
+  const int64_t len = i < nrows ? rp[i + 1] - start : 0;
+  const int64_t n = len < width ? len : width;
+  for (int64_t k = 0; k < n; k++) {
+    ecol[k * ld + i] = ci[start + k];
+    eval[k * ld + i] = v[start + k];
+  }
+  for (int64_t k = n; k < width; k++) {
+    ecol[k * ld + i] = -1;
+    eval[k * ld + i] = 0.0;
+  }
+}
+
 } // namespace
+
+extern "C" cudaError_t sps_cuda_ell_build(cudaStream_t stream, int64_t nrows, int64_t ld,
+                                          int64_t width, const int64_t *rowptr,
+                                          const int32_t *colind, const double *values,
+                                          int32_t *ell_colind, double *ell_values)
+{
+  if (ld <= 0 || width <= 0) return cudaSuccess;
+  const unsigned blocks = (unsigned)((ld + kThreads - 1) / kThreads);
+  ell_build_kernel<<<blocks, kThreads, 0, stream>>>(nrows, ld, width, rowptr, colind, values,
+                                                     ell_colind, ell_values);
+  return cudaGetLastError();
+}
 
 extern "C" cudaError_t sps_cuda_ell(cudaStream_t stream, int64_t nrows, int64_t ld, int64_t width,
                                     const int32_t *colind, const double *values, double alpha,

@@ -33,6 +33,11 @@ cudaError_t sps_cuda_csr_vector(cudaStream_t stream, int64_t nrows, const int64_
                                 const double *x, double beta, double *y);
 
 /* ell: one thread per row of column-major ELLPACK (ld a multiple of 32, padding column -1). */
+/* The ELL arrays from CSR on the device (sps_spmv_ell_build's layout: rows up to ld, padding
+ * column -1 and value 0), one thread a row. */
+cudaError_t sps_cuda_ell_build(cudaStream_t stream, int64_t nrows, int64_t ld, int64_t width,
+                               const int64_t *rowptr, const int32_t *colind, const double *values,
+                               int32_t *ell_colind, double *ell_values);
 cudaError_t sps_cuda_ell(cudaStream_t stream, int64_t nrows, int64_t ld, int64_t width,
                          const int32_t *colind, const double *values, double alpha,
                          const double *x, double beta, double *y);
