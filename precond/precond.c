@@ -4,6 +4,7 @@
 
 #include "../core/comm.h"
 #include "../core/splitmix64.h"
+#include "amg_step.h"
 #include "precond.h"
 #ifdef SPS_HAVE_MPI
 #include "../core/dist_matrix.h"
@@ -118,9 +119,16 @@ sps_status sps_precond_estimate_growth(sps_precond *pc)
   /* every rank of a distributed matrix takes part in the norms, rows or none */
   if (n == 0 && !sps_comm_is_dist(ctx)) return SPS_SUCCESS;
   const uint64_t seed = 20261123u;
-  st = sps_host_alloc(ctx, (void **)&hv, (size_t)(n > 0 ? n : 1), sizeof(double),
-                      "growth estimate (host)");
-  if (!st) {
+  st = be->malloc(ctx, (void **)&v, bytes, "growth estimate v");
+  if (!st && !pc->row_ids) {
+    /* draw i is splitmix64's with state seed + i gamma: sps_amg_random_draw(seed, i), made
+     * where v lives (on a GPU by the multigrid's kernel: no host pass, no upload) */
+    st = AMG_STEP(ctx, amg_random, n, seed, v);
+  } else if (!st) {
+    st = sps_host_alloc(ctx, (void **)&hv, (size_t)(n > 0 ? n : 1), sizeof(double),
+                        "growth estimate (host)");
+  }
+  if (!st && pc->row_ids) {
     /* the fixed pseudo-random vector of the growth estimate, the same everywhere: entry i
      * is draw i of splitmix64 (state seed + i gamma), i the row's original index on a
      * distributed matrix, so every partition has the same vector */
@@ -129,10 +137,9 @@ sps_status sps_precond_estimate_growth(sps_precond *pc)
       uint64_t state = seed + (uint64_t)g * 0x9E3779B97F4A7C15ull;
       hv[i] = sps_splitmix64_sym(&state);
     }
-    st = be->malloc(ctx, (void **)&v, bytes, "growth estimate v");
+    st = be->upload(ctx, v, hv, (size_t)n * sizeof(double));
   }
   if (!st) st = be->malloc(ctx, (void **)&z, bytes, "growth estimate z");
-  if (!st) st = be->upload(ctx, v, hv, (size_t)n * sizeof(double));
   if (!st) st = sps_precond_apply(pc, v, z);
   SPS_TRY(sps_comm_agree(ctx, st));
   double nv, nz;
