@@ -1,4 +1,5 @@
 /* spgemm.c: the host side of the sparse product C = A B: the CPU reference on a CPU context, the phases of the GPU hash SpGEMM (precond/cuda/spgemm.cu) on a CUDA one, and the host-matrix entry point of algebraic multigrid's setup. */
+#include <omp.h>
 #include <string.h>
 
 #include "ref/kernels.h"
@@ -20,7 +21,17 @@
 static const int kDenseBlocksPerSM = 2;
 static const size_t kDenseBudget = (size_t)1 << 30;
 
-/* C = A B on host arrays through the CPU reference, C's arrays from ctx's allocator. */
+/*
+ * C = A B on host arrays through the CPU reference, C's arrays from ctx's allocator. The rows
+ * are shared out over OpenMP threads in chunks, each thread with its own markers and sums (n
+ * of each): a row's columns and sums depend on that row alone, so the result is the
+ * reference's bit for bit whatever the threads. At most SPS_SPGEMM_CPU_WORK bytes of markers
+ * and sums in all, and a thread per SPS_SPGEMM_CPU_ROWS rows.
+ */
+#define SPS_SPGEMM_CPU_WORK ((size_t)256 << 20)
+#define SPS_SPGEMM_CPU_ROWS 2048
+#define SPS_SPGEMM_CPU_CHUNK 256
+
 static sps_status spgemm_cpu(sps_context *ctx, int64_t m, int64_t n, const int64_t *arp,
                              const int32_t *aci, const double *av, const int64_t *brp,
                              const int32_t *bci, const double *bv, int64_t **crp_out,
@@ -31,14 +42,30 @@ static sps_status spgemm_cpu(sps_context *ctx, int64_t m, int64_t n, const int64
   sps_csum *acc = NULL;
   int32_t *cci = NULL;
   double *cv = NULL;
-  SPS_TRY(sps_host_alloc(ctx, (void **)&mark, n > 0 ? (size_t)n : 1, sizeof *mark,
+  const size_t nn = n > 0 ? (size_t)n : 1;
+  int nthr = omp_get_max_threads();
+  if ((int64_t)nthr > m / SPS_SPGEMM_CPU_ROWS + 1) nthr = (int)(m / SPS_SPGEMM_CPU_ROWS + 1);
+  const size_t per = nn * (sizeof *mark + sizeof *acc);
+  if ((size_t)nthr * per > SPS_SPGEMM_CPU_WORK) nthr = (int)(SPS_SPGEMM_CPU_WORK / per);
+  if (nthr < 1) nthr = 1;
+  SPS_TRY(sps_host_alloc(ctx, (void **)&mark, (size_t)nthr * nn, sizeof *mark,
                          "sparse product: column markers"));
-  SPS_TRY(sps_host_alloc(ctx, (void **)&acc, n > 0 ? (size_t)n : 1, sizeof *acc,
+  SPS_TRY(sps_host_alloc(ctx, (void **)&acc, (size_t)nthr * nn, sizeof *acc,
                          "sparse product: column sums"));
   SPS_TRY(ctx->be->malloc(ctx, (void **)&crp, ((size_t)m + 1) * sizeof *crp,
                           "sparse product: row offsets of C"));
+  for (size_t j = 0; j < (size_t)nthr * nn; j++)
+    mark[j] = -1;
   /* counts into crp[1 ..], then crp[i + 1] <- crp[i] + count_i */
-  sps_ref_spgemm_count(m, n, arp, aci, brp, bci, mark, crp + 1);
+#pragma omp parallel num_threads(nthr)
+  {
+    int64_t *tm = mark + (size_t)omp_get_thread_num() * nn;
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t i0 = 0; i0 < m; i0 += SPS_SPGEMM_CPU_CHUNK) {
+      const int64_t i1 = i0 + SPS_SPGEMM_CPU_CHUNK < m ? i0 + SPS_SPGEMM_CPU_CHUNK : m;
+      sps_ref_spgemm_count_rows(i0, i1, arp, aci, brp, bci, tm, crp + 1);
+    }
+  }
   crp[0] = 0;
   for (int64_t i = 0; i < m; i++)
     crp[i + 1] += crp[i];
@@ -46,7 +73,18 @@ static sps_status spgemm_cpu(sps_context *ctx, int64_t m, int64_t n, const int64
                           "sparse product: columns of C"));
   SPS_TRY(ctx->be->malloc(ctx, (void **)&cv, (size_t)crp[m] * sizeof *cv,
                           "sparse product: values of C"));
-  sps_ref_spgemm_fill(m, n, arp, aci, av, brp, bci, bv, crp, mark, acc, cci, cv);
+  for (size_t j = 0; j < (size_t)nthr * nn; j++)
+    mark[j] = -1;
+#pragma omp parallel num_threads(nthr)
+  {
+    const size_t t = (size_t)omp_get_thread_num();
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t i0 = 0; i0 < m; i0 += SPS_SPGEMM_CPU_CHUNK) {
+      const int64_t i1 = i0 + SPS_SPGEMM_CPU_CHUNK < m ? i0 + SPS_SPGEMM_CPU_CHUNK : m;
+      sps_ref_spgemm_fill_rows(i0, i1, arp, aci, av, brp, bci, bv, crp, mark + t * nn,
+                               acc + t * nn, cci, cv);
+    }
+  }
   *cnnz = crp[m];
   *crp_out = crp;
   *cci_out = cci;

@@ -67,6 +67,16 @@ void sps_ref_spgemm_fill(int64_t m, int64_t n, const int64_t *arp, const int32_t
                          const double *av, const int64_t *brp, const int32_t *bci,
                          const double *bv, const int64_t *crp, int64_t *mark, sps_csum *acc,
                          int32_t *cci, double *cv);
+/* The same passes over rows i0 .. i1 - 1 only, with mark already holding no row of that
+ * range (-1, or rows outside it): each row's result depends on that row alone, so row ranges
+ * may run side by side, each with its own mark and acc (precond/spgemm.c). */
+void sps_ref_spgemm_count_rows(int64_t i0, int64_t i1, const int64_t *arp, const int32_t *aci,
+                               const int64_t *brp, const int32_t *bci, int64_t *mark,
+                               int64_t *ccount);
+void sps_ref_spgemm_fill_rows(int64_t i0, int64_t i1, const int64_t *arp, const int32_t *aci,
+                              const double *av, const int64_t *brp, const int32_t *bci,
+                              const double *bv, const int64_t *crp, int64_t *mark,
+                              sps_csum *acc, int32_t *cci, double *cv);
 
 /*
  * The transpose T = A^T of an m x n CSR matrix (precond/ref/spgemm.c): trp (n + 1

@@ -67,7 +67,14 @@ void sps_ref_spgemm_count(int64_t m, int64_t n, const int64_t *arp, const int32_
 {
   for (int64_t j = 0; j < n; j++)
     mark[j] = -1;
-  for (int64_t i = 0; i < m; i++) {
+  sps_ref_spgemm_count_rows(0, m, arp, aci, brp, bci, mark, ccount);
+}
+
+void sps_ref_spgemm_count_rows(int64_t i0, int64_t i1, const int64_t *arp, const int32_t *aci,
+                               const int64_t *brp, const int32_t *bci, int64_t *mark,
+                               int64_t *ccount)
+{
+  for (int64_t i = i0; i < i1; i++) {
     int64_t cnt = 0;
     for (int64_t p = arp[i]; p < arp[i + 1]; p++) {
       const int32_t k = aci[p];
@@ -90,7 +97,15 @@ void sps_ref_spgemm_fill(int64_t m, int64_t n, const int64_t *arp, const int32_t
 {
   for (int64_t j = 0; j < n; j++)
     mark[j] = -1;
-  for (int64_t i = 0; i < m; i++) {
+  sps_ref_spgemm_fill_rows(0, m, arp, aci, av, brp, bci, bv, crp, mark, acc, cci, cv);
+}
+
+void sps_ref_spgemm_fill_rows(int64_t i0, int64_t i1, const int64_t *arp, const int32_t *aci,
+                              const double *av, const int64_t *brp, const int32_t *bci,
+                              const double *bv, const int64_t *crp, int64_t *mark,
+                              sps_csum *acc, int32_t *cci, double *cv)
+{
+  for (int64_t i = i0; i < i1; i++) {
     int64_t len = 0;
     int32_t *cols = cci + crp[i];
     /* The pattern and the sums together: acc[j] starts at zero when j is first met. */
