@@ -8,7 +8,8 @@
 # CuPy), MATS (shared matrices, default G3_circuit; none when empty).
 # For each matrix: spmv-bench (the AUTO SpMV of A, graph-captured on the GPU: the unit of the
 # targets), solve-bench with CG and amg (the defaults, then classical coarsening with two
-# aggressive levels and interp_max 3), jacobi, ic0 (b = A*ones, rtol 1e-8, the median of
+# aggressive levels and interp_max 3), amg-cycle-bench (the setup by phase, the cycle by
+# level: cycle-*.log and .tsv), jacobi, ic0 (b = A*ones, rtol 1e-8, the median of
 # --repeat solves), and peers.py (CuPy's CG; SciPy's on the CPU). Results in $OUT (default
 # ./amg-gpu-out): spmv-*.tsv, solve-*.tsv, peers-*.tsv, one .log per step, and summary.tsv
 # from bench/amg-summary.py: per matrix and method the iterations, setup and solve times, the
@@ -49,6 +50,9 @@ run_one() { # tag, then the matrix arguments of the C programs, then those of pe
   # shellcheck disable=SC2086
   step solve-$tag-amg-aggressive "$BUILD/bench/solve-bench" --device "$DEVICE" --repeat $REPEAT \
     --solver cg --precond amg $AGGR --tsv "$OUT/solve-$tag-amg-aggressive.tsv" $cargs
+  # where the multigrid's time goes: the setup by phase and level, the cycle level by level
+  step cycle-$tag "$BUILD/bench/amg-cycle-bench" --device "$DEVICE" --repeat 10 \
+    --tsv "$OUT/cycle-$tag.tsv" $cargs
   for pc in jacobi ic0; do
     step solve-$tag-$pc "$BUILD/bench/solve-bench" --device "$DEVICE" --repeat $REPEAT --solver cg \
       --precond $pc --tsv "$OUT/solve-$tag-$pc.tsv" $cargs
