@@ -1,6 +1,8 @@
 /* spgemm.c: the host side of the sparse product C = A B: the CPU reference on a CPU context, the phases of the GPU hash SpGEMM (precond/cuda/spgemm.cu) on a CUDA one, and the host-matrix entry point of algebraic multigrid's setup. */
-#include <omp.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "ref/kernels.h"
 #include "spgemm.h"
@@ -43,7 +45,11 @@ static sps_status spgemm_cpu(sps_context *ctx, int64_t m, int64_t n, const int64
   int32_t *cci = NULL;
   double *cv = NULL;
   const size_t nn = n > 0 ? (size_t)n : 1;
+#ifdef _OPENMP
   int nthr = omp_get_max_threads();
+#else
+  int nthr = 1;
+#endif
   if ((int64_t)nthr > m / SPS_SPGEMM_CPU_ROWS + 1) nthr = (int)(m / SPS_SPGEMM_CPU_ROWS + 1);
   const size_t per = nn * (sizeof *mark + sizeof *acc);
   if ((size_t)nthr * per > SPS_SPGEMM_CPU_WORK) nthr = (int)(SPS_SPGEMM_CPU_WORK / per);
@@ -59,7 +65,11 @@ static sps_status spgemm_cpu(sps_context *ctx, int64_t m, int64_t n, const int64
   /* counts into crp[1 ..], then crp[i + 1] <- crp[i] + count_i */
 #pragma omp parallel num_threads(nthr)
   {
+#ifdef _OPENMP
     int64_t *tm = mark + (size_t)omp_get_thread_num() * nn;
+#else
+    int64_t *tm = mark;
+#endif
 #pragma omp for schedule(dynamic, 1)
     for (int64_t i0 = 0; i0 < m; i0 += SPS_SPGEMM_CPU_CHUNK) {
       const int64_t i1 = i0 + SPS_SPGEMM_CPU_CHUNK < m ? i0 + SPS_SPGEMM_CPU_CHUNK : m;
@@ -77,7 +87,11 @@ static sps_status spgemm_cpu(sps_context *ctx, int64_t m, int64_t n, const int64
     mark[j] = -1;
 #pragma omp parallel num_threads(nthr)
   {
+#ifdef _OPENMP
     const size_t t = (size_t)omp_get_thread_num();
+#else
+    const size_t t = 0;
+#endif
 #pragma omp for schedule(dynamic, 1)
     for (int64_t i0 = 0; i0 < m; i0 += SPS_SPGEMM_CPU_CHUNK) {
       const int64_t i1 = i0 + SPS_SPGEMM_CPU_CHUNK < m ? i0 + SPS_SPGEMM_CPU_CHUNK : m;
