@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "../core/comm.h"
-#include "../core/splitmix64.h"
 #include "amg_step.h"
 #include "precond.h"
 #ifdef SPS_HAVE_MPI
@@ -107,6 +106,28 @@ void sps_precond_destroy(sps_precond **pc)
   *pc = NULL;
 }
 
+/*
+ * The fixed pseudo-random vector of the growth estimate, the same everywhere: entry i is
+ * sps_amg_random_draw(seed, g), draw g of splitmix64 (state seed + g gamma), g = i, or the
+ * row's original index on a distributed matrix, so that every partition has the same vector.
+ * Without row indices it is made where v lives (on a GPU by the multigrid's kernel: no host
+ * pass, no upload); with them on the host and uploaded.
+ */
+static sps_status growth_vector(sps_precond *pc, uint64_t seed, double *v)
+{
+  sps_context *ctx = pc->ctx;
+  const int64_t n = pc->n;
+  if (!pc->row_ids) return AMG_STEP(ctx, amg_random, n, seed, v);
+  double *hv = NULL;
+  SPS_CHECK(sps_host_alloc(ctx, (void **)&hv, (size_t)(n > 0 ? n : 1), sizeof(double),
+                           "growth estimate (host)"));
+  for (int64_t i = 0; i < n; i++)
+    hv[i] = sps_amg_random_draw(seed, pc->row_ids[i]);
+  const sps_status st = ctx->be->upload(ctx, v, hv, (size_t)n * sizeof(double));
+  sps_host_free(hv);
+  return st;
+}
+
 sps_status sps_precond_estimate_growth(sps_precond *pc)
 {
   sps_context *ctx = pc->ctx;
@@ -114,31 +135,12 @@ sps_status sps_precond_estimate_growth(sps_precond *pc)
   const int64_t n = pc->n;
   const size_t bytes = (size_t)(n > 0 ? n : 1) * sizeof(double);
   sps_status st = SPS_SUCCESS;
-  double *hv = NULL, *v = NULL, *z = NULL;
+  double *v = NULL, *z = NULL;
   pc->info.growth = 0.0;
   /* every rank of a distributed matrix takes part in the norms, rows or none */
   if (n == 0 && !sps_comm_is_dist(ctx)) return SPS_SUCCESS;
-  const uint64_t seed = 20261123u;
   st = be->malloc(ctx, (void **)&v, bytes, "growth estimate v");
-  if (!st && !pc->row_ids) {
-    /* draw i is splitmix64's with state seed + i gamma: sps_amg_random_draw(seed, i), made
-     * where v lives (on a GPU by the multigrid's kernel: no host pass, no upload) */
-    st = AMG_STEP(ctx, amg_random, n, seed, v);
-  } else if (!st) {
-    st = sps_host_alloc(ctx, (void **)&hv, (size_t)(n > 0 ? n : 1), sizeof(double),
-                        "growth estimate (host)");
-  }
-  if (!st && pc->row_ids) {
-    /* the fixed pseudo-random vector of the growth estimate, the same everywhere: entry i
-     * is draw i of splitmix64 (state seed + i gamma), i the row's original index on a
-     * distributed matrix, so every partition has the same vector */
-    for (int64_t i = 0; i < n; i++) {
-      const int64_t g = pc->row_ids ? pc->row_ids[i] : i;
-      uint64_t state = seed + (uint64_t)g * 0x9E3779B97F4A7C15ull;
-      hv[i] = sps_splitmix64_sym(&state);
-    }
-    st = be->upload(ctx, v, hv, (size_t)n * sizeof(double));
-  }
+  if (!st) st = growth_vector(pc, 20261123u, v);
   if (!st) st = be->malloc(ctx, (void **)&z, bytes, "growth estimate z");
   if (!st) st = sps_precond_apply(pc, v, z);
   SPS_TRY(sps_comm_agree(ctx, st));
@@ -150,7 +152,6 @@ sps_status sps_precond_estimate_growth(sps_precond *pc)
 cleanup:
   if (v) be->free(ctx, v);
   if (z) be->free(ctx, z);
-  sps_host_free(hv);
   return st;
 }
 

@@ -34,6 +34,16 @@ static const size_t kDenseBudget = (size_t)1 << 30;
 #define SPS_SPGEMM_CPU_ROWS 2048
 #define SPS_SPGEMM_CPU_CHUNK 256
 
+/* The calling thread's number in its parallel region (0 without OpenMP). */
+static size_t thread_index(void)
+{
+#ifdef _OPENMP
+  return (size_t)omp_get_thread_num();
+#else
+  return 0;
+#endif
+}
+
 static sps_status spgemm_cpu(sps_context *ctx, int64_t m, int64_t n, const int64_t *arp,
                              const int32_t *aci, const double *av, const int64_t *brp,
                              const int32_t *bci, const double *bv, int64_t **crp_out,
@@ -65,11 +75,7 @@ static sps_status spgemm_cpu(sps_context *ctx, int64_t m, int64_t n, const int64
   /* counts into crp[1 ..], then crp[i + 1] <- crp[i] + count_i */
 #pragma omp parallel num_threads(nthr)
   {
-#ifdef _OPENMP
-    int64_t *tm = mark + (size_t)omp_get_thread_num() * nn;
-#else
-    int64_t *tm = mark;
-#endif
+    int64_t *tm = mark + thread_index() * nn;
 #pragma omp for schedule(dynamic, 1)
     for (int64_t i0 = 0; i0 < m; i0 += SPS_SPGEMM_CPU_CHUNK) {
       const int64_t i1 = i0 + SPS_SPGEMM_CPU_CHUNK < m ? i0 + SPS_SPGEMM_CPU_CHUNK : m;
@@ -83,15 +89,12 @@ static sps_status spgemm_cpu(sps_context *ctx, int64_t m, int64_t n, const int64
                           "sparse product: columns of C"));
   SPS_TRY(ctx->be->malloc(ctx, (void **)&cv, (size_t)crp[m] * sizeof *cv,
                           "sparse product: values of C"));
+  /* the count's markers name rows another thread may fill: all unmarked again */
   for (size_t j = 0; j < (size_t)nthr * nn; j++)
     mark[j] = -1;
 #pragma omp parallel num_threads(nthr)
   {
-#ifdef _OPENMP
-    const size_t t = (size_t)omp_get_thread_num();
-#else
-    const size_t t = 0;
-#endif
+    const size_t t = thread_index();
 #pragma omp for schedule(dynamic, 1)
     for (int64_t i0 = 0; i0 < m; i0 += SPS_SPGEMM_CPU_CHUNK) {
       const int64_t i1 = i0 + SPS_SPGEMM_CPU_CHUNK < m ? i0 + SPS_SPGEMM_CPU_CHUNK : m;
