@@ -23,7 +23,7 @@ AM_TESTS_ENVIRONMENT += \
 endif
 
 TEST_LDADD = libspsolve.la
-EXTRA_DIST += %reldir%/testlib.h %reldir%/data %reldir%/sanitize-gpu.sh
+EXTRA_DIST += %reldir%/testlib.h %reldir%/data %reldir%/sanitize-gpu.sh %reldir%/shard-check.sh
 
 include %reldir%/io.mk
 include %reldir%/solvers.mk

@@ -1,24 +1,27 @@
 #!/bin/bash
-# sanitize-gpu.sh: runs the GPU test programs and the CLI under compute-sanitizer (memcheck, initcheck, synccheck, racecheck) on a GPU machine, several at a time, and prints one line per run.
+# sanitize-gpu.sh: runs the GPU test programs and the CLI under compute-sanitizer (memcheck, initcheck, synccheck, racecheck) on a GPU machine, several at a time, spread over its GPUs, and prints one line per run.
 #
 #   tests/sanitize-gpu.sh OUTDIR [JOBS] [TIMEOUT_S] [TOOLS...]
 #
 # Run from a built tree (`make && make check TESTS=` builds the test programs). Every run is
-#   SPS_TEST_DEVICE=cuda ./libtool --mode=execute compute-sanitizer --tool T --error-exitcode 9 PROGRAM ARGS
-# with its log in OUTDIR/<tool>-<name>.log; the summary (tool, program, exit code: 0 clean, 9
-# errors found, 124 out of time; the TAP counts; the tool's summary line) goes to stdout and
-# OUTDIR/summary.txt (sorted at the end; OUTDIR/summary-as-run.txt gets each line as its run
-# ends, so a run cut short keeps what finished). No filter (--launch-count, --kernel-name) is used: with them the tool
-# itself failed ("Internal Sanitizer Error") on the H100 (doc/reliability.md). Long programs
-# are split instead: tests/unit/solvers and tests/unit/krylov_steps run one group of checks per
-# process (racecheck's cost is on the host, so runs side by side finish sooner), and the
-# solvers' own kernels are also reached through the CLI on small bundled matrices with few
-# iterations, each solver with each preconditioner. SANITIZE_ONLY=REGEX keeps the runs whose
-# name matches (e.g. '^solvers-'). SANITIZE_SHARDS=K splits each unit solver group and
-# krylov_steps' cuda_vs_cpu into K processes (SPS_TEST_SHARD=i/K, tests/testlib.h: the cases of
-# the program dealt round-robin; under racecheck a GMRES inner iteration takes about a second).
-# Each log line starts with the seconds since its run began. Not a `make check` test: it needs
-# a GPU and minutes.
+#   SPS_TEST_DEVICE=cuda CUDA_VISIBLE_DEVICES=G ./libtool --mode=execute compute-sanitizer
+#     --tool T --error-exitcode 9 PROGRAM ARGS
+# with its log (each line starting with the seconds since the run began) in
+# OUTDIR/<tool>-<name>.log; the summary (tool, run, GPU, exit code: 0 clean, 9 errors found, 124
+# out of time; the TAP counts; the tool's summary line) goes to stdout and OUTDIR/summary.txt
+# (sorted at the end; OUTDIR/summary-as-run.txt gets each line as its run ends, so a run cut
+# short keeps what finished). No filter (--launch-count, --kernel-name): with them the tool
+# itself failed ("Internal Sanitizer Error") on the H100 (doc/reliability.md). Long programs are
+# split instead (racecheck's cost is on the host, so runs side by side finish sooner):
+# tests/unit/solvers and krylov_steps run one group of checks per process; with
+# SANITIZE_SHARDS=K every test program (those two whole) runs as K processes NAME-iofK
+# (SPS_TEST_SHARD=i/K, tests/testlib.h: its cases dealt round-robin). The solvers' kernels are
+# also run through the CLI (never sharded) on small bundled matrices with few iterations, each
+# solver with each preconditioner; the regression programs as their *-cuda.sh wrappers run them,
+# on the shared matrices of SPS_MATRICES (else configure's). SANITIZE_GPUS=G (default: the GPUs
+# of nvidia-smi -L, or 1): the n-th run gets GPU n mod G (plus SANITIZE_GPU_FIRST). SANITIZE_ONLY=REGEX
+# keeps the runs whose name matches (e.g. '^solvers-'); SANITIZE_RERUN (below) reruns what ran
+# out of time, split finer. Not a `make check` test: it needs a GPU and minutes.
 set -u
 out=${1:?usage: tests/sanitize-gpu.sh OUTDIR [JOBS] [TIMEOUT_S] [TOOLS...]}
 jobs=${2:-8}
@@ -34,60 +37,76 @@ cli_runs="cg:none cg:jacobi cg:ic0 cg:cheby cg:bjacobi cg:amg gmres:none gmres:i
   gmres:jacobi gmres:amg bicgstab:none bicgstab:ilu0 bicgstab:jacobi"
 
 shards=${SANITIZE_SHARDS:-1}
+gpus=${SANITIZE_GPUS:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')}
+[ "${gpus:-0}" -ge 1 ] 2>/dev/null || gpus=1
+# The shared matrices of the regression programs (they skip without them) and no write to the
+# user's cache of --spmv tune, as in `make check`.
+[ -n "${SPS_MATRICES:-}" ] || SPS_MATRICES=$(sed -n 's/^SPS_MATRICES = //p' Makefile 2>/dev/null)
+SPSOLVE_CACHE_DIR=
+export SPS_MATRICES SPSOLVE_CACHE_DIR
 
-# One line per run: TOOL<TAB>NAME<TAB>COMMAND...[<TAB>SHARD]
+# One run, or with SANITIZE_SHARDS=K > 1 its K shards: TOOL<TAB>NAME<TAB>COMMAND...<TAB>[SHARD]
+emit() {
+  if [ "$shards" -gt 1 ]; then
+    for i in $(seq 0 $((shards - 1))); do
+      printf '%s\t%s-%dof%d\t%s\t%d/%d\n' "$1" "$2" "$i" "$shards" "$3" "$i" "$shards"
+    done
+  else
+    printf '%s\t%s\t%s\t\n' "$1" "$2" "$3"
+  fi
+}
+
 list() {
   for t in $tools; do
-    for g in $groups; do
-      if [ "$shards" -gt 1 ]; then
-        for i in $(seq 0 $((shards - 1))); do
-          printf '%s\tsolvers-%s-%dof%d\ttests/unit/solvers %s\t%d/%d\n' "$t" "$g" "$i" "$shards" "$g" "$i" "$shards"
-        done
-      else
-        printf '%s\tsolvers-%s\ttests/unit/solvers %s\n' "$t" "$g" "$g"
-      fi
-    done
-    for g in $ksteps; do
-      if [ "$shards" -gt 1 ] && [ "$g" = cuda_vs_cpu ]; then
-        for i in 0 1; do
-          printf '%s\tkrylov_steps-%s-%dof2\ttests/unit/krylov_steps %s\t%d/2\n' "$t" "$g" "$i" "$g" "$i"
-        done
-      else
-        printf '%s\tkrylov_steps-%s\ttests/unit/krylov_steps %s\n' "$t" "$g" "$g"
-      fi
-    done
+    if [ "$shards" -gt 1 ]; then
+      emit "$t" solvers tests/unit/solvers
+      emit "$t" krylov_steps tests/unit/krylov_steps
+    else
+      for g in $groups; do emit "$t" "solvers-$g" "tests/unit/solvers $g"; done
+      for g in $ksteps; do emit "$t" "krylov_steps-$g" "tests/unit/krylov_steps $g"; done
+    fi
     for p in tests/unit/solver_guards tests/unit/scaling \
       tests/unit/progress tests/unit/wrap_gpu tests/unit/bjacobi tests/unit/vector_ops \
       tests/kernels/spmv_binned_gpu tests/kernels/spgemm_gpu tests/kernels/amg_aggregate_gpu \
       tests/kernels/amg_setup_gpu tests/unit/amg \
       tests/kernels/spmm_api_gpu tests/kernels/spmm_csr_gpu tests/kernels/spmm_sputnik_gpu \
       tests/kernels/spmm_balanced_gpu tests/kernels/spmm_spmv_gpu tests/kernels/spmm_cusparse_gpu \
-      tests/kernels/spmv_dist_gpu tests/unit/block_steps tests/unit/solve_many tests/unit/pipelined; do
-      [ -x "$p" ] && printf '%s\t%s\t%s\n' "$t" "${p##*/}" "$p"
+      tests/kernels/spmv_dist_gpu tests/unit/block_steps tests/unit/solve_many tests/unit/pipelined \
+      tests/unit/spmv_tune tests/kernels/precond_kernels_gpu tests/kernels/precond_bjacobi_gpu \
+      tests/kernels/stats_gpu tests/kernels/spmv_large_gpu tests/kernels/spmv_bitwise_gpu \
+      tests/kernels/spmv_ell_gpu tests/kernels/spmv_csr_scalar_gpu tests/kernels/spmv_csr_vector_gpu \
+      tests/kernels/spmv_coo_gpu tests/kernels/spmv_hyb_gpu tests/kernels/spmv_merge_gpu \
+      tests/kernels/spmv_blockwise_gpu tests/kernels/spmv_cusparse_gpu; do
+      [ -x "$p" ] && emit "$t" "${p##*/}" "$p"
     done
-    printf '%s\tcli-gmres-fused\t./spsolve --device cuda --solver gmres --precond none --gmres-fused --maxit 8 --restart 4 -q tests/data/orsreg_1.mtx.gz\n' "$t"
+    # The regression programs (regress-cuda.sh, amg-cuda.sh, defaults-cuda.sh; cpu_vs_gpu runs
+    # both backends itself), named apart from the unit programs.
+    for p in solvers amg defaults cpu_vs_gpu; do
+      [ -x "tests/regress/$p" ] && emit "$t" "regress-$p" "tests/regress/$p"
+    done
+    printf '%s\tcli-gmres-fused\t./spsolve --device cuda --solver gmres --precond none --gmres-fused --maxit 8 --restart 4 -q tests/data/orsreg_1.mtx.gz\t\n' "$t"
     for r in $cli_runs; do
       s=${r%%:*} pc=${r#*:}
       m=tests/data/orsreg_1.mtx.gz
       case $s in cg) m=tests/data/nos3.mtx.gz ;; esac
       # Few iterations: racecheck slows the reductions' shared-memory traffic a thousandfold.
-      printf '%s\tcli-%s-%s\t./spsolve --device cuda --solver %s --precond %s --maxit 8 --restart 4 -q %s\n' \
+      printf '%s\tcli-%s-%s\t./spsolve --device cuda --solver %s --precond %s --maxit 8 --restart 4 -q %s\t\n' \
         "$t" "$s" "$pc" "$s" "$pc" "$m"
     done
   done
 }
 
 run_one() {
-  local tool=$1 name=$2 cmd=$3 shard=${4:-} log rc
+  local tool=$1 name=$2 cmd=$3 shard=${4:-} gpu=${5:-0} log rc
   log=$out/$tool-$name.log
   # Each line of the log starts with the seconds since the run began (line-buffered output), so
   # a run stopped by the time limit shows where its time went.
   # shellcheck disable=SC2086
-  SPS_TEST_DEVICE=cuda SPS_TEST_SHARD=$shard timeout "$limit" stdbuf -oL -eL ./libtool --mode=execute compute-sanitizer \
-    --tool "$tool" --error-exitcode 9 --print-limit 20 $cmd 2>&1 |
+  SPS_TEST_DEVICE=cuda SPS_TEST_SHARD=$shard CUDA_VISIBLE_DEVICES=$gpu timeout "$limit" stdbuf -oL -eL \
+    ./libtool --mode=execute compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 20 $cmd 2>&1 |
     { t0=$(date +%s); while IFS= read -r l; do printf '%5d %s\n' $(( $(date +%s) - t0 )) "$l"; done; } > "$log"
   rc=${PIPESTATUS[0]}
-  printf '%s\t%s\trc=%s\tok=%s\tnot_ok=%s\tlast=%ss\t%s\n' "$tool" "$name" "$rc" \
+  printf '%s\t%s\tgpu=%s\trc=%s\tok=%s\tnot_ok=%s\tlast=%ss\t%s\n' "$tool" "$name" "$gpu" "$rc" \
     "$(grep -c '^ *[0-9]* ok ' "$log")" "$(grep -c '^ *[0-9]* not ok ' "$log")" \
     "$(tail -n 1 "$log" | awk '{print $1}')" \
     "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|Internal Sanitizer' "$log" | tail -1 | cut -c7-)"
@@ -95,6 +114,25 @@ run_one() {
 export -f run_one
 export out limit
 
-list | awk -F'\t' -v re="${SANITIZE_ONLY:-.}" '$2 ~ re' | tr '\t' '\034' |
-  xargs -d '\n' -P "$jobs" -n 1 bash -c 'IFS=$'"'\\034'"' read -r a b c d <<< "$1"; run_one "$a" "$b" "$c" "$d"' _ |
+# SANITIZE_RERUN=SUMMARY SANITIZE_SPLIT=S: only the runs that SUMMARY (an earlier summary.txt)
+# shows out of time (rc=124), each shard i/K split into S runs (i + jK)/(SK), j < S (named
+# NAME-iofK-jofS): together they run exactly the cases of shard i/K.
+rerun() {
+  if [ -z "${SANITIZE_RERUN:-}" ]; then cat; return; fi
+  awk -F'\t' -v S="${SANITIZE_SPLIT:-4}" '
+    NR == FNR { if ($4 == "rc=124") late[$1 "\t" $2] = 1; next }
+    !(($1 "\t" $2) in late) { next }
+    $4 == "" { print; next }
+    { split($4, f, "/"); for (j = 0; j < S; j++)
+        printf "%s\t%s-%dof%d\t%s\t%d/%d\n", $1, $2, j, S, $3, f[1] + j * f[2], S * f[2] }
+  ' "$SANITIZE_RERUN" -
+}
+
+# The runs kept, each with its GPU (SANITIZE_GPU_FIRST, default 0, plus its index among them
+# mod G) as a fifth field.
+# shellcheck disable=SC2016 # $1 and the fields are the inner bash's
+list | rerun | awk -F'\t' -v re="${SANITIZE_ONLY:-.}" -v g="$gpus" -v g0="${SANITIZE_GPU_FIRST:-0}" \
+  '$2 ~ re { print $0 "\t" (g0 + n++ % g) }' |
+  tr '\t' '\034' |
+  xargs -d '\n' -P "$jobs" -n 1 bash -c 'IFS=$'"'\\034'"' read -r a b c d e <<< "$1"; run_one "$a" "$b" "$c" "$d" "$e"' _ |
   tee "$out/summary-as-run.txt" | sort | tee "$out/summary.txt"

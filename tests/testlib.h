@@ -90,28 +90,32 @@ static inline void sps_bail(const char *fmt, ...)
  * program, counted in the order they are met, so the k shards together run every case once.
  * Unset, every case runs. A malformed value is a hard error (exit 99), never a silent full run.
  */
-static int sps_case_next_ = 0;
+static int sps_case_next_ = 0, sps_case_ran_ = 0, sps_shard_ = -1, sps_shards_ = 1;
 static inline int sps_case(void)
 {
-  static int shard = -1, shards = 1;
-  if (shard < 0) {
+  if (sps_shard_ < 0) {
     const char *e = getenv("SPS_TEST_SHARD");
-    shard = 0;
+    sps_shard_ = 0;
     if (e && *e) {
       char tail;
-      if (sscanf(e, "%d/%d%c", &shard, &shards, &tail) != 2 || shards < 1 || shard < 0 ||
-          shard >= shards) {
+      if (sscanf(e, "%d/%d%c", &sps_shard_, &sps_shards_, &tail) != 2 || sps_shards_ < 1 ||
+          sps_shard_ < 0 || sps_shard_ >= sps_shards_) {
         printf("Bail out! SPS_TEST_SHARD=\"%s\": expected i/k with 0 <= i < k\n", e);
         exit(SPS_TEST_ERROR);
       }
     }
   }
-  return sps_case_next_++ % shards == shard;
+  const int run = sps_case_next_++ % sps_shards_ == sps_shard_;
+  sps_case_ran_ += run;
+  return run;
 }
 
-/* Print the plan and return the exit code: 0 when every check passed, 1 otherwise. */
+/* Print the plan and return the exit code: 0 when every check passed, 1 otherwise. A sharded
+ * program also says how many of its cases ran ("# cases: ran M of N"; N is the same in every
+ * shard, which tests/shard-check.sh checks). */
 static inline int sps_done(void)
 {
+  if (sps_case_next_ > 0) sps_diag("cases: ran %d of %d", sps_case_ran_, sps_case_next_);
   printf("1..%d\n", sps_test_count_);
   if (sps_test_failed_) printf("# %d of %d checks failed\n", sps_test_failed_, sps_test_count_);
   return sps_test_failed_ ? SPS_TEST_FAIL : SPS_TEST_PASS;

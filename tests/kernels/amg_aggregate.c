@@ -1,4 +1,6 @@
-/* amg_aggregate.c: strength of connection and MIS(2) aggregation (precond/aggregate.c) against their definitions; built once for the CPU and once (SPS_TEST_GPU) to hold the CUDA kernels to the CPU reference element for element. */
+/* amg_aggregate.c: strength of connection and MIS(2) aggregation (precond/aggregate.c) against their definitions; built once for the CPU and once (SPS_TEST_GPU) to hold the CUDA kernels to the CPU reference element for element.
+ * Sharded by SPS_TEST_SHARD (tests/testlib.h): each aggregation of a matrix with a theta is a case
+ * (the random matrices are drawn in every shard), and the priorities and the errors are one each. */
 
 #include "../../precond/aggregate.h"
 #include "../../precond/ref/kernels.h"
@@ -501,17 +503,22 @@ static void check_small_cases(sps_rng *rng)
   sps_host_csr A, S;
   int32_t *agg;
   /* n = 0 and n = 1. */
-  lap1d(&A, 0);
-  sps_ok(check_case("n=0", &A, 0.0, NULL, NULL) == 0, "n=0: no aggregates");
-  sps_host_csr_free(&A);
-  lap1d(&A, 1);
-  check_case("n=1", &A, 0.0, NULL, &agg);
-  sps_ok(agg[0] == -1, "n=1: the one row is isolated (agg -1)");
-  free(agg);
-  sps_host_csr_free(&A);
+  if (sps_case()) {
+    lap1d(&A, 0);
+    sps_ok(check_case("n=0", &A, 0.0, NULL, NULL) == 0, "n=0: no aggregates");
+    sps_host_csr_free(&A);
+  }
+  if (sps_case()) {
+    lap1d(&A, 1);
+    check_case("n=1", &A, 0.0, NULL, &agg);
+    sps_ok(agg[0] == -1, "n=1: the one row is isolated (agg -1)");
+    free(agg);
+    sps_host_csr_free(&A);
+  }
   /* 1-D Laplacians of odd and even sizes. */
   const int64_t sizes[] = {2, 3, 7, 64, 1001};
   for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+    if (!sps_case()) continue;
     char name[64];
     const int64_t n = sizes[k];
     snprintf(name, sizeof name, "1-D Laplacian n=%lld", (long long)n);
@@ -524,6 +531,7 @@ static void check_small_cases(sps_rng *rng)
   /* 2-D 5-point Laplacians. */
   const int64_t grids[] = {5, 31, 100};
   for (size_t k = 0; k < sizeof grids / sizeof grids[0]; k++) {
+    if (!sps_case()) continue;
     char name[64];
     const int64_t N = grids[k], n = N * N;
     snprintf(name, sizeof name, "2-D Laplacian %lldx%lld", (long long)N, (long long)N);
@@ -535,8 +543,8 @@ static void check_small_cases(sps_rng *rng)
     sps_host_csr_free(&A);
   }
   /* Anisotropic: with theta 0.25 only the x couplings (1 against 1e-3) are strong. */
-  {
-    const int64_t N = 60;
+  const int64_t N = 60;
+  if (sps_case()) {
     lap2d(&A, N, 1e-3);
     check_case("anisotropic 2-D Laplacian (eps 1e-3)", &A, 0.25, &S, &agg);
     int lines = 1;
@@ -555,6 +563,8 @@ static void check_small_cases(sps_rng *rng)
     sps_host_csr_free(&S);
     free(agg);
     sps_host_csr_free(&A);
+  }
+  if (sps_case()) {
     /* theta 0 keeps them all. */
     lap2d(&A, N, 1e-3);
     check_case("anisotropic 2-D Laplacian theta 0", &A, 0.0, &S, NULL);
@@ -569,21 +579,21 @@ static void check_small_cases(sps_rng *rng)
       char name[64];
       snprintf(name, sizeof name, "random %s n=%lld", sym ? "symmetric" : "unsymmetric",
                (long long)rsizes[k]);
-      random_matrix(&A, rsizes[k], 3, sym, -1, rng);
-      check_case(name, &A, 0.0, NULL, NULL);
-      check_case(name, &A, 0.08, NULL, NULL);
-      check_case(name, &A, 0.5, NULL, NULL);
+      random_matrix(&A, rsizes[k], 3, sym, -1, rng); /* in every shard: the rng goes on */
+      if (sps_case()) check_case(name, &A, 0.0, NULL, NULL);
+      if (sps_case()) check_case(name, &A, 0.08, NULL, NULL);
+      if (sps_case()) check_case(name, &A, 0.5, NULL, NULL);
       sps_host_csr_free(&A);
     }
   random_matrix(&A, 3000, 2, 1, 1234, rng);
-  check_case("a dense row and column", &A, 0.0, NULL, NULL);
+  if (sps_case()) check_case("a dense row and column", &A, 0.0, NULL, NULL);
   sps_host_csr_free(&A);
   random_matrix(&A, 3000, 2, 0, 17, rng);
-  check_case("a dense row (unsymmetric)", &A, 0.0, NULL, NULL);
+  if (sps_case()) check_case("a dense row (unsymmetric)", &A, 0.0, NULL, NULL);
   sps_host_csr_free(&A);
   /* Isolated rows: every third row of a 1-D Laplacian decoupled to its diagonal, one row with
    * explicit zeros, one with a NaN off-diagonal, one without its diagonal. */
-  {
+  if (sps_case()) {
     const int64_t n = 300;
     builder b;
     b_start(&b, n, 3 * n + 1);
@@ -661,21 +671,23 @@ int main(void)
   dev = cpu;
 #endif
   /* The priorities are splitmix64's draws (core/splitmix64.h), top 62 bits. */
-  int prio_ok = 1;
-  for (int64_t i = 0; i < 100000; i++) {
-    uint64_t s = SPS_AGG_SEED + (uint64_t)i * 0x9E3779B97F4A7C15ull;
-    if (sps_agg_priority(i) != sps_splitmix64_next(&s) >> 2) prio_ok = 0;
+  if (sps_case()) {
+    int prio_ok = 1;
+    for (int64_t i = 0; i < 100000; i++) {
+      uint64_t s = SPS_AGG_SEED + (uint64_t)i * 0x9E3779B97F4A7C15ull;
+      if (sps_agg_priority(i) != sps_splitmix64_next(&s) >> 2) prio_ok = 0;
+    }
+    sps_ok(prio_ok, "sps_agg_priority is splitmix64's draw from the seeded state, top 62 bits");
   }
-  sps_ok(prio_ok, "sps_agg_priority is splitmix64's draw from the seeded state, top 62 bits");
   sps_rng rng = {0xa66e6a7e5ull};
-  check_small_cases(&rng);
-  check_errors();
+  check_small_cases(&rng); /* a case per aggregation */
+  if (sps_case()) check_errors();
   const char *data = sps_test_data_dir();
   const char *bundled[] = {"nos3.mtx.gz",     "orsreg_1.mtx.gz", "add20.mtx.gz",
                            "bcsstk14.mtx.gz", "1138_bus.mtx.gz", "watt_2.mtx.gz"};
   for (size_t k = 0; k < sizeof bundled / sizeof bundled[0]; k++) {
-    check_file(data, bundled[k], 0.0, 0);
-    check_file(data, bundled[k], 0.08, 0);
+    if (sps_case()) check_file(data, bundled[k], 0.0, 0);
+    if (sps_case()) check_file(data, bundled[k], 0.08, 0);
   }
   const char *dir = sps_test_matrices_dir();
   if (dir) {
@@ -683,8 +695,8 @@ int main(void)
                             "bcsstk14.mtx.gz",   "ani5_crop.mtx.gz",        "rajat12.mtx.gz",
                             "sherman3.mtx.gz",   "olm1000.mtx.gz"};
     for (size_t k = 0; k < sizeof shared / sizeof shared[0]; k++)
-      check_file(dir, shared[k], 0.08, k < 2);
-  } else {
+      if (sps_case()) check_file(dir, shared[k], 0.08, k < 2);
+  } else if (sps_case()) {
     sps_skip("the shared matrices (set SPS_MATRICES)");
   }
   if (dev != cpu) sps_context_destroy(&dev);

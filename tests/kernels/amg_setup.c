@@ -1,4 +1,7 @@
-/* amg_setup.c: the multigrid setup's steps (precond/ref/amg_level.c, amg_classical.c, mcgs.c and the transpose) and the smoother's fused updates (amg_smooth.c) against their definitions; built once for the CPU and once (SPS_TEST_GPU) to hold each CUDA kernel to its CPU reference, element for element and bit for bit. */
+/* amg_setup.c: the multigrid setup's steps (precond/ref/amg_level.c, amg_classical.c, mcgs.c and the transpose) and the smoother's fused updates (amg_smooth.c) against their definitions; built once for the CPU and once (SPS_TEST_GPU) to hold each CUDA kernel to its CPU reference, element for element and bit for bit.
+ * Sharded by SPS_TEST_SHARD (tests/testlib.h): each step (level, classical with a theta, colouring)
+ * on each matrix is a case, and each Chebyshev size and start; the matrices are made (and the
+ * random ones drawn) in every shard, but a shared matrix is read only by a shard with its cases. */
 
 #include "../../precond/aggregate.h"
 #include "../../precond/amg_step.h"
@@ -869,6 +872,7 @@ static void check_cheby(int64_t n, sps_rng *rng)
   }
   const double a = 0.7310585786300049, a2 = 1.3862943611198906, b2 = 0.4142135623730951;
   for (int zero = 0; zero <= 1; zero++) {
+    if (!sps_case()) continue;
     buf dw = mk(w, bytes), dsrc = mk(src, bytes), dt = mk(t, bytes);
     buf s = mk(NULL, bytes), e = mk(e0, bytes), x = mk(x0, bytes);
     /* the separate operations, as the cycle ran them before */
@@ -929,12 +933,13 @@ static void check_cheby(int64_t n, sps_rng *rng)
   free(x1);
 }
 
+/* Four cases. */
 static void check_all(const char *name, const mat *A, int sym)
 {
-  check_level(name, A);
-  check_classical(name, A, 0.25, 0.9);
-  check_classical(name, A, 0.5, 1.0);
-  check_mcgs(name, A, !sym);
+  if (sps_case()) check_level(name, A);
+  if (sps_case()) check_classical(name, A, 0.25, 0.9);
+  if (sps_case()) check_classical(name, A, 0.5, 1.0);
+  if (sps_case()) check_mcgs(name, A, !sym);
 }
 
 int main(void)
@@ -979,15 +984,18 @@ int main(void)
   if (dir && dev != cpu) {
     const char *shared[] = {"G3_circuit.mtx.gz", "laplacian7pt_100.mtx.gz"};
     for (size_t k = 0; k < sizeof shared / sizeof shared[0]; k++) {
+      /* three cases; the matrix is read only where one of them runs */
+      const int level = sps_case(), classical = sps_case(), mcgs = sps_case();
+      if (!level && !classical && !mcgs) continue;
       char path[4096];
       snprintf(path, sizeof path, "%s/%s", dir, shared[k]);
       mat A = read_mat(path);
-      check_level(shared[k], &A);
-      check_classical(shared[k], &A, 0.25, 0.9);
-      check_mcgs(shared[k], &A, 0);
+      if (level) check_level(shared[k], &A);
+      if (classical) check_classical(shared[k], &A, 0.25, 0.9);
+      if (mcgs) check_mcgs(shared[k], &A, 0);
       mat_free(&A);
     }
-  } else {
+  } else if (sps_case()) {
     sps_skip("the large shared matrices (GPU build with SPS_MATRICES only)");
   }
   if (dev != cpu) sps_context_destroy(&dev);

@@ -17,6 +17,9 @@
  * memory), repeated launches and a CUDA graph replay, the ILU(0) kernel with its pivot counts,
  * and the block Jacobi kernel; on the bundled matrices and, with SPS_MATRICES, the shared ones
  * (G3_circuit included).
+ * Sharded by SPS_TEST_SHARD (tests/testlib.h): each matrix is a case (the random ones and their
+ * vectors drawn in every shard, each file with an rng of its own), the pivots and block Jacobi one
+ * each.
  */
 
 static sps_context *cpu;
@@ -124,7 +127,7 @@ static void ref_factor(const sps_host_csr *B, int spd, double *values, double *d
  * counts), then L and U solves (with a permutation and scaling in, a scatter out) against the
  * reference, five times in a row and, where graphs exist, replayed from a graph.
  */
-static void check_matrix(const char *name, const sps_host_csr *B, sps_rng *rng)
+static void check_matrix(const char *name, const sps_host_csr *B, sps_rng *rng, int run)
 {
   const int64_t n = B->n, nnz = B->rowptr[n];
   double *rv = malloc(((size_t)nnz + 1) * sizeof(double)), *rd = malloc(((size_t)n + 1) * sizeof(double));
@@ -136,6 +139,24 @@ static void check_matrix(const char *name, const sps_host_csr *B, sps_rng *rng)
   int64_t *diag = malloc(((size_t)n + 1) * sizeof(int64_t));
   if (!rv || !rd || !dv || !dd || !b || !scale || !xr || !xd || !mag || !xp || !perm || !diag)
     sps_bail("alloc");
+  /* The solves' b, scale and perm, drawn first (and where run is 0, only drawn: a shard that
+   * skips this case keeps the rng where the whole run has it). */
+  for (int64_t i = 0; i < n; i++) {
+    b[i] = sps_rng_uniform(rng);
+    scale[i] = 0.5 + 0.5 * fabs(sps_rng_uniform(rng));
+    perm[i] = (int32_t)i;
+  }
+  for (int64_t i = n - 1; i > 0; i--) {
+    const int64_t j = (int64_t)(sps_rng_next(rng) % (uint64_t)(i + 1));
+    const int32_t t = perm[i];
+    perm[i] = perm[j];
+    perm[j] = t;
+  }
+  if (!run) {
+    free(rv), free(rd), free(dv), free(dd), free(b), free(scale), free(xr), free(xd), free(mag);
+    free(xp), free(perm), free(diag);
+    return;
+  }
   int64_t rrep, rbrk, drep, dbrk;
   ref_factor(B, 0, rv, rd, &rrep, &rbrk);
   sps_lu_factors f;
@@ -151,18 +172,7 @@ static void check_matrix(const char *name, const sps_host_csr *B, sps_rng *rng)
          "replaced %lld/%lld)",
          name, (long long)n, (long long)where, (long long)rrep, (long long)drep);
 
-  /* The solves: b random, L with perm and scale in, U with the scatter out. */
-  for (int64_t i = 0; i < n; i++) {
-    b[i] = sps_rng_uniform(rng);
-    scale[i] = 0.5 + 0.5 * fabs(sps_rng_uniform(rng));
-    perm[i] = (int32_t)i;
-  }
-  for (int64_t i = n - 1; i > 0; i--) {
-    const int64_t j = (int64_t)(sps_rng_next(rng) % (uint64_t)(i + 1));
-    const int32_t t = perm[i];
-    perm[i] = perm[j];
-    perm[j] = t;
-  }
+  /* The solves below: b random, L with perm and scale in, U with the scatter out. */
   sps_host_csr F = *B;
   F.values = rv;
   sps_host_csr_diagonal_positions(&F, diag);
@@ -293,8 +303,10 @@ static void check_bjacobi(sps_rng *rng)
   sps_ok(dev_ok, "block Jacobi apply on %s equals the reference bit for bit", dev->kind == SPS_DEVICE_CUDA ? "the GPU" : "the CPU");
 }
 
-static void check_file(const char *dir, const char *file, sps_rng *rng)
+/* One case: the file's own rng, seeded from seed. */
+static void check_file(const char *dir, const char *file, uint64_t seed)
 {
+  sps_rng rng = {seed};
   char path[4096];
   snprintf(path, sizeof path, "%s/%s", dir, file);
   sps_matrix *A = NULL;
@@ -304,7 +316,7 @@ static void check_file(const char *dir, const char *file, sps_rng *rng)
   }
   sps_host_csr B;
   if (sps_host_csr_with_diagonal(cpu, A, 1.0, &B)) sps_bail("copy");
-  check_matrix(file, &B, rng);
+  check_matrix(file, &B, &rng, 1);
   sps_host_csr_free(&B);
   sps_matrix_destroy(&A);
 }
@@ -326,26 +338,27 @@ int main(void)
     random_matrix(&B, sizes[k], 3, -1, 0, &rng);
     char name[64];
     snprintf(name, sizeof name, "random n=%lld", (long long)sizes[k]);
-    check_matrix(name, &B, &rng);
+    check_matrix(name, &B, &rng, sps_case()); /* drawn in every shard, checked in one */
     sps_host_csr_free(&B);
   }
   {
     sps_host_csr B;
     random_matrix(&B, 300, 2, 150, 0, &rng);
-    check_matrix("a dense row", &B, &rng);
+    check_matrix("a dense row", &B, &rng, sps_case());
     sps_host_csr_free(&B);
     random_matrix(&B, 2000, 0, -1, 1, &rng);
-    check_matrix("a chain of 2000 levels", &B, &rng);
+    check_matrix("a chain of 2000 levels", &B, &rng, sps_case());
     sps_host_csr_free(&B);
     random_matrix(&B, 60000, 4, -1, 0, &rng);
-    check_matrix("random n=60000 (beyond one block)", &B, &rng);
+    check_matrix("random n=60000 (beyond one block)", &B, &rng, sps_case());
     sps_host_csr_free(&B);
   }
-  check_pivots();
-  check_bjacobi(&rng);
+  if (sps_case()) check_pivots();
+  if (sps_case()) check_bjacobi(&rng); /* the last to draw from rng */
   const char *data = sps_test_data_dir();
   const char *bundled[] = {"nos3.mtx.gz", "orsreg_1.mtx.gz", "add20.mtx.gz", "bcsstk14.mtx.gz"};
-  for (size_t k = 0; k < sizeof bundled / sizeof bundled[0]; k++) check_file(data, bundled[k], &rng);
+  for (size_t k = 0; k < sizeof bundled / sizeof bundled[0]; k++)
+    if (sps_case()) check_file(data, bundled[k], 0x7215017e5ull + 0x9e3779b97f4a7c15ull * (k + 1));
   const char *dir = sps_test_matrices_dir();
   if (dir) {
     const char *shared[] = {"rajat12.mtx.gz", "adder_dcop_05.mtx.gz", "ani5_crop.mtx.gz",
@@ -355,7 +368,7 @@ int main(void)
 #ifndef SPS_TEST_GPU
       if (strstr(shared[k], "G3_") || strstr(shared[k], "laplacian")) continue; /* GPU only */
 #endif
-      check_file(dir, shared[k], &rng);
+      if (sps_case()) check_file(dir, shared[k], 0xf11e5ull + 0x9e3779b97f4a7c15ull * (k + 1));
     }
   }
   if (dev != cpu) sps_context_destroy(&dev);

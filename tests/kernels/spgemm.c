@@ -17,6 +17,9 @@
  * reference's pattern and its values to the bit (both add each c_ij's products in A's row order);
  * values that differ ("ties": a compensated sum in another order would differ there) are counted
  * and printed, and none is allowed on these inputs.
+ * Sharded by SPS_TEST_SHARD (tests/testlib.h): each random pair, the cancellation, the transpose,
+ * the errors and each product of a real matrix is a case (the random pairs are drawn in every
+ * shard; a file is read only by a shard with one of its products).
  */
 #include "../../precond/spgemm.h"
 #include "../../precond/ref/kernels.h"
@@ -211,7 +214,7 @@ static void check_random(const char *name, int64_t m, int64_t k, int64_t n, int 
   sps_host_rcsr A, B;
   random_rcsr(&A, m, k, per_a, empty, dense_a, rng);
   random_rcsr(&B, k, n, per_b, empty ? empty + 1 : 0, dense_b, rng);
-  check_pair(name, &A, &B);
+  if (sps_case()) check_pair(name, &A, &B);
   sps_host_rcsr_free(&A);
   sps_host_rcsr_free(&B);
 }
@@ -261,9 +264,12 @@ static void aggregation(sps_host_rcsr *P, int64_t n)
 }
 
 /* The multigrid products of a real matrix: A A (A^T A and A A^T when not square), A P and
- * P^T (A P). */
+ * P^T (A P); three cases (the third empty when A is not square), the file read only where one
+ * of them runs. */
 static void check_file(const char *dir, const char *file)
 {
+  const int c1 = sps_case(), c2 = sps_case(), c3 = sps_case();
+  if (!c1 && !c2 && !c3) return;
   char path[4096], name[256];
   snprintf(path, sizeof path, "%s/%s", dir, file);
   sps_matrix *M = NULL;
@@ -283,20 +289,20 @@ static void check_file(const char *dir, const char *file)
     sps_host_rcsr T;
     if (sps_csr_transpose(cpu, &A, &T)) sps_bail("transpose");
     snprintf(name, sizeof name, "%s: A^T A", file);
-    check_device(name, &T, &A);
+    if (c1) check_device(name, &T, &A);
     snprintf(name, sizeof name, "%s: A A^T", file);
-    check_device(name, &A, &T);
+    if (c2) check_device(name, &A, &T);
     sps_host_rcsr_free(&T);
   } else {
     sps_host_rcsr P, R, AP;
     snprintf(name, sizeof name, "%s: A A", file);
-    check_device(name, &A, &A);
+    if (c1) check_device(name, &A, &A);
     aggregation(&P, n);
     if (sps_csr_transpose(cpu, &P, &R) || sps_spgemm(cpu, &A, &P, &AP)) sps_bail("P");
     snprintf(name, sizeof name, "%s: A P", file);
-    check_device(name, &A, &P);
+    if (c2) check_device(name, &A, &P);
     snprintf(name, sizeof name, "%s: P^T (A P)", file);
-    check_device(name, &R, &AP);
+    if (c3) check_device(name, &R, &AP);
     sps_host_rcsr_free(&P);
     sps_host_rcsr_free(&R);
     sps_host_rcsr_free(&AP);
@@ -309,7 +315,11 @@ static void check_file(const char *dir, const char *file)
 static void check_transpose(sps_rng *rng)
 {
   sps_host_rcsr A, T, TT;
-  random_rcsr(&A, 37, 23, 4, 5, 7, rng);
+  random_rcsr(&A, 37, 23, 4, 5, 7, rng); /* in every shard: the rng goes on */
+  if (!sps_case()) {
+    sps_host_rcsr_free(&A);
+    return;
+  }
   if (sps_csr_transpose(cpu, &A, &T) || sps_csr_transpose(cpu, &T, &TT)) sps_bail("transpose");
   int ok = T.nrows == 23 && T.ncols == 37 && TT.rowptr[37] == A.rowptr[37];
   for (int64_t i = 0; ok && i <= 37; i++)
@@ -334,9 +344,16 @@ static void check_transpose(sps_rng *rng)
 /* Argument and size errors, and each host allocation of sps_spgemm failed in turn. */
 static void check_errors(sps_rng *rng)
 {
-  sps_host_rcsr A, B, C;
+  sps_host_rcsr A, B, B2, C;
   random_rcsr(&A, 20, 15, 3, 0, 4, rng);
   random_rcsr(&B, 14, 9, 3, 0, -1, rng);
+  random_rcsr(&B2, 15, 9, 3, 0, -1, rng);
+  if (!sps_case()) {
+    sps_host_rcsr_free(&A);
+    sps_host_rcsr_free(&B);
+    sps_host_rcsr_free(&B2);
+    return;
+  }
   sps_ok(sps_spgemm(cpu, &A, &B, &C) == SPS_ERR_SIZE && C.rowptr == NULL,
          "A 20 x 15 times B 14 x 9: SPS_ERR_SIZE (%s)", sps_context_last_error(cpu));
   sps_ok(sps_spgemm(cpu, NULL, &B, &C) == SPS_ERR_ARGUMENT, "A NULL: SPS_ERR_ARGUMENT");
@@ -352,7 +369,7 @@ static void check_errors(sps_rng *rng)
                            B.rowptr, B.colind, B.values, &crp, &cci, &cv, &cnnz) == SPS_ERR_SIZE,
          "2^31 rows: SPS_ERR_SIZE");
   sps_host_rcsr_free(&B);
-  random_rcsr(&B, 15, 9, 3, 0, -1, rng);
+  B = B2;
   int all = 1, k;
   const long live = sps_test_alloc_live();
   for (k = 1; k < 100; k++) {
@@ -402,7 +419,7 @@ int main(void)
   check_random("64 x 30 times 30 x 100, empty rows, dense B row", 64, 30, 100, 4, 5, 4, -1, 29,
                &rng);
   check_random("300 x 200 times 200 x 500", 300, 200, 500, 6, 6, 7, 150, 77, &rng);
-  check_cancel();
+  if (sps_case()) check_cancel();
   /* Every bin of the GPU kernels: rows of A of 0 to 600 entries times rows of B of 0 to 40,
    * up to 24000 products a row (keys up to n = 5000, the dense bin beyond 4096). */
   check_random("800 x 2000 times 2000 x 5000 (every bin)", 800, 2000, 5000, 150, 20, 0, 17, 3,
@@ -423,7 +440,7 @@ int main(void)
       B.values[2 * r + 1] = mixed(&rng);
     }
     B.rowptr[3000] = 6000;
-    check_pair("dense rows of A times a dense column of B", &A, &B);
+    if (sps_case()) check_pair("dense rows of A times a dense column of B", &A, &B);
     sps_host_rcsr_free(&A);
     sps_host_rcsr_free(&B);
   }
@@ -433,7 +450,7 @@ int main(void)
     sps_host_rcsr A, P;
     random_rcsr(&A, 50, 4000, 3, 0, 7, &rng);
     aggregation(&P, 4000);
-    check_pair("dense row of A times an aggregation P", &A, &P);
+    if (sps_case()) check_pair("dense row of A times an aggregation P", &A, &P);
     sps_host_rcsr_free(&A);
     sps_host_rcsr_free(&P);
   }
@@ -456,7 +473,7 @@ int main(void)
 #endif
       check_file(dir, shared[f]);
     }
-  } else {
+  } else if (sps_case()) {
     sps_skip("SPS_MATRICES not set: the shared matrices' products");
   }
   if (dev != cpu) sps_context_destroy(&dev);

@@ -1,4 +1,6 @@
-/* spmv_check.h: shared checks of the SpMV variant tests: the matrix list, the per-row tolerance and the CPU and GPU comparisons. */
+/* spmv_check.h: shared checks of the SpMV variant tests: the matrix list, the per-row tolerance and the CPU and GPU comparisons.
+ * Sharded by SPS_TEST_SHARD (tests/testlib.h): with spmv_case_per_matrix set (the variant programs'
+ * bodies below set it), spmv_for_each_matrix makes each matrix a case, read only by its shard. */
 #ifndef SPS_TESTS_SPMV_CHECK_H
 #define SPS_TESTS_SPMV_CHECK_H
 
@@ -410,9 +412,12 @@ static inline void spmv_check_matrix(sps_context *cpu, sps_context *gpu, const s
 /*
  * Call fn(ctx, A, name, arg) for every matrix of the list: the synthetic cases, the bundled
  * matrices of tests/data, and the shared matrices of $SPS_MATRICES (from MANIFEST.tsv) with
- * at most max_nnz stored entries (or at least min_nnz, for the large-matrix program).
+ * at most max_nnz stored entries (or at least min_nnz, for the large-matrix program). With
+ * spmv_case_per_matrix set, each matrix is one case (sps_case), and fn must not ask sps_case()
+ * itself; left 0 (programs whose checks sum over the matrices), every matrix goes to fn.
  */
 typedef void (*spmv_matrix_fn)(sps_context *ctx, const sps_matrix *A, const char *name, void *arg);
+static int spmv_case_per_matrix = 0;
 
 static inline void spmv_read_and_call(sps_context *ctx, const char *path, const char *name,
                                       spmv_matrix_fn fn, void *arg)
@@ -433,7 +438,7 @@ static inline void spmv_for_each_matrix(sps_context *ctx, int synthetic, int bun
     const char *name;
     sps_matrix *A = spmv_synthetic(ctx, w, &name);
     if (!A) break;
-    fn(ctx, A, name, arg);
+    if (!spmv_case_per_matrix || sps_case()) fn(ctx, A, name, arg);
     sps_matrix_destroy(&A);
   }
   if (bundled) {
@@ -441,7 +446,7 @@ static inline void spmv_for_each_matrix(sps_context *ctx, int synthetic, int bun
                                         "nos3",     "orsreg_1", "watt_2"};
     for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
       snprintf(path, sizeof path, "%s/%s.mtx.gz", sps_test_data_dir(), files[f]);
-      spmv_read_and_call(ctx, path, files[f], fn, arg);
+      if (!spmv_case_per_matrix || sps_case()) spmv_read_and_call(ctx, path, files[f], fn, arg);
     }
   }
   const char *dir = sps_test_matrices_dir();
@@ -458,7 +463,7 @@ static inline void spmv_for_each_matrix(sps_context *ctx, int synthetic, int bun
     if (sscanf(line, "%1023s %lld %lld %lld", file, &rows, &cols, &stored) != 4) continue;
     if (stored < min_nnz || stored > max_nnz) continue;
     snprintf(path, sizeof path, "%s/%s", dir, file);
-    spmv_read_and_call(ctx, path, file, fn, arg);
+    if (!spmv_case_per_matrix || sps_case()) spmv_read_and_call(ctx, path, file, fn, arg);
   }
   fclose(mf);
 }
@@ -501,7 +506,7 @@ static inline void spmv_check_state(sps_context *ctx, sps_spmv_kind kind)
  * The body of a variant's test program. CPU build: the variant's reference against the plain
  * CSR loop on every matrix (always runs). With SPS_TEST_GPU: the GPU variant against the CPU
  * reference (exit 77 without a GPU). tprs lists the threads per row to try (0 = the variant's
- * own choice), ntpr entries.
+ * own choice), ntpr entries. Cases: the state check, then each threads per row and matrix.
  */
 static inline int spmv_variant_main(sps_spmv_kind kind, const int *tprs, int ntpr)
 {
@@ -512,18 +517,20 @@ static inline int spmv_variant_main(sps_spmv_kind kind, const int *tprs, int ntp
   if (sps_context_create(&cpu, SPS_DEVICE_CPU, 0) != SPS_SUCCESS)
     sps_bail("CPU context: %s", sps_context_create_error());
   sps_context *own = gpu ? gpu : cpu;
+  spmv_case_per_matrix = 1;
   if (!gpu && kind == SPS_SPMV_CUSPARSE) {
     /* cusparse has no CPU reference: the CPU backend must refuse it. */
     const int64_t rp[2] = {0, 0};
     sps_matrix *A = spmv_make(cpu, 1, 1, rp, NULL, NULL);
     sps_spmv_plan *plan = NULL;
     sps_status st = sps_spmv_plan_create(cpu, &plan, A, kind);
-    sps_ok(!sps_spmv_kind_available(kind, SPS_DEVICE_CPU) && st == SPS_ERR_UNSUPPORTED && !plan,
-           "cusparse is refused on the CPU backend (%s: %s)", sps_status_name(st),
-           sps_context_last_error(cpu));
+    if (sps_case())
+      sps_ok(!sps_spmv_kind_available(kind, SPS_DEVICE_CPU) && st == SPS_ERR_UNSUPPORTED && !plan,
+             "cusparse is refused on the CPU backend (%s: %s)", sps_status_name(st),
+             sps_context_last_error(cpu));
     sps_matrix_destroy(&A);
   } else {
-    spmv_check_state(own, kind);
+    if (sps_case()) spmv_check_state(own, kind);
     for (int t = 0; t < ntpr; t++) {
       spmv_check_args a = {gpu, kind, tprs[t]};
       spmv_for_each_matrix(cpu, 1, 1, 0, SPS_SPMV_SMALL_NNZ, spmv_check_fn, &a);

@@ -8,6 +8,7 @@
  * between the diagonal block (columns of x) and the off-diagonal block (slots of the halo), a
  * row of 3000 entries, (alpha, beta) = (1, 0) with NaN in y and (2.5, -0.75); rows before row0
  * must keep their value.
+ * Sharded by SPS_TEST_SHARD (tests/testlib.h): the cancellation and each (n, row0) are a case.
  */
 #include <float.h>
 
@@ -241,18 +242,23 @@ int main(void)
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) sps_skip_all("no usable CUDA device");
 #endif
-  check_cancel();
+  if (sps_case()) check_cancel();
   static const int64_t sizes[] = {1, 2, 33, 128, 129, 1000};
-  uint64_t seed = 1;
+  uint64_t seed = 1; /* each case's seed, the same in every shard */
   for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
     const int64_t n = sizes[s];
     const int64_t row0s[] = {0, 1, n - 1, n};
     for (int r = 0; r < 4; r++)
-      if (row0s[r] >= 0 && row0s[r] <= n) check_case(n, row0s[r], 0, seed++);
+      if (row0s[r] >= 0 && row0s[r] <= n) {
+        const uint64_t sd = seed++;
+        if (sps_case()) check_case(n, row0s[r], 0, sd);
+      }
   }
-  check_case(4099, 17, 1, seed++);
+  if (sps_case()) check_case(4099, 17, 1, seed);
+  seed++;
 #ifdef SPS_TEST_GPU
-  check_case(100003, 31, 0, seed++);
+  if (sps_case()) check_case(100003, 31, 0, seed);
+  seed++;
 #endif
   return sps_done();
 }

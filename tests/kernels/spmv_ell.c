@@ -1,4 +1,6 @@
-/* spmv_ell.c: tests of the ell SpMV variant: its CPU reference against a plain CSR loop and, built with SPS_TEST_GPU, its GPU kernel against that reference, and the ELL arrays built on the GPU against the host build.
+/* spmv_ell.c: tests of the ell SpMV variant: its CPU reference against a plain CSR loop and, built
+ * with SPS_TEST_GPU, its GPU kernel against that reference, and the ELL arrays built on the GPU
+ * against the host build.
  *
  * Every matrix of spmv_check.h's list (synthetic edge cases, bundled and shared matrices),
  * (alpha, beta) = (1, 0) with NaN in y and (2.5, -0.75), per-row tolerance
@@ -6,6 +8,7 @@
  * Also: the refusal of matrices whose padding exceeds 3 x nnz (status and message).
  * GPU build: sps_spmv_ell_build_device's arrays equal sps_spmv_ell_build's byte for byte
  * (the padded width of the longest row, and a narrower one that cuts rows, as hyb does).
+ * Sharded by SPS_TEST_SHARD (tests/testlib.h): each matrix of each check is a case.
  */
 #include "spmv_check.h"
 #ifdef SPS_TEST_GPU
@@ -62,6 +65,7 @@ int main(void)
 #ifdef SPS_TEST_GPU
   sps_context *cpu = NULL, *gpu = sps_test_cuda_context_or_skip();
   if (sps_context_create(&cpu, SPS_DEVICE_CPU, 0) != SPS_SUCCESS) sps_bail("CPU context");
+  spmv_case_per_matrix = 1;
   spmv_for_each_matrix(cpu, 1, 1, 0, SPS_SPMV_SMALL_NNZ, check_build, gpu);
   sps_context_destroy(&gpu);
   sps_context_destroy(&cpu);

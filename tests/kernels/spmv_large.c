@@ -2,6 +2,8 @@
  *
  * The same checks as the per-variant programs (spmv_check.h), for all variants in one
  * program so that each large matrix is read only once. Skips (77) without $SPS_MATRICES.
+ * Sharded by SPS_TEST_SHARD (tests/testlib.h): each variant on each matrix is a case (every shard
+ * reads both matrices).
  */
 #include <limits.h>
 
@@ -13,6 +15,7 @@ static void check_all_variants(sps_context *cpu, const sps_matrix *A, const char
   for (int k = 0; k < SPS_SPMV_KIND_COUNT; k++) {
     if (!sps_spmv_kind_available((sps_spmv_kind)k, gpu ? SPS_DEVICE_CUDA : SPS_DEVICE_CPU))
       continue;
+    if (!sps_case()) continue;
     spmv_check_matrix(cpu, gpu, A, name, (sps_spmv_kind)k, 0);
   }
 }
@@ -26,6 +29,7 @@ int main(void)
 #endif
   if (sps_context_create(&cpu, SPS_DEVICE_CPU, 0) != SPS_SUCCESS)
     sps_bail("CPU context: %s", sps_context_create_error());
+  /* spmv_case_per_matrix left 0: the cases are the variants, in check_all_variants */
   spmv_for_each_matrix(cpu, 0, 0, SPS_SPMV_SMALL_NNZ + 1, LLONG_MAX, check_all_variants, gpu);
   sps_context_destroy(&gpu);
   sps_context_destroy(&cpu);

@@ -1,4 +1,5 @@
-/* amg.c: CG with the multigrid preconditioner on the shared SPD matrices, b = A*ones, with each coarsening and smoother, against the iteration counts recorded on the CPU; the GPU run (amg-cuda.sh) shares them. */
+/* amg.c: CG with the multigrid preconditioner on the shared SPD matrices, b = A*ones, with each coarsening and smoother, against the iteration counts recorded on the CPU; the GPU run (amg-cuda.sh) shares them.
+ * Sharded by SPS_TEST_SHARD (tests/testlib.h): each matrix with each configuration is a case. */
 #include "../testlib.h"
 
 /*
@@ -132,9 +133,10 @@ int main(int argc, char **argv)
     for (int k = 0; k < NCONFIG; k++) {
       if (argc >= 2 && !strstr(cases[m].file, argv[1])) continue;
       if (cases[m].large && k > 0 && !all) continue;
-      run_case(ctx, dir, &cases[m], k);
+      if (sps_case()) run_case(ctx, dir, &cases[m], k);
     }
-  if (!all) sps_skip("the large matrices with the other configurations (GPU, or SPS_TEST_LARGE)");
+  if (!all && sps_case())
+    sps_skip("the large matrices with the other configurations (GPU, or SPS_TEST_LARGE)");
   sps_context_destroy(&ctx);
   return sps_done();
 }

@@ -1,4 +1,6 @@
-/* cpu_vs_gpu.c: the same solves on the CPU and the CUDA backend, on every square shared matrix, must agree in reason, iterations, true residual and x. */
+/* cpu_vs_gpu.c: the same solves on the CPU and the CUDA backend, on every square shared matrix, must agree in reason, iterations, true residual and x.
+ * Sharded by SPS_TEST_SHARD (tests/testlib.h): each method on each matrix is a case (the matrix is
+ * read only by a shard with one of its cases). */
 #include "../testlib.h"
 
 /*
@@ -168,6 +170,16 @@ static void compare(const char *file, sps_solver_type type, const sps_matrix *A,
 
 static void run_case(sps_context *cpu, sps_context *gpu, const char *dir, const pair_case *pc)
 {
+  const sps_solver_type cg_types[] = {SPS_SOLVER_CG, SPS_SOLVER_AUTO};
+  const sps_solver_type ns_types[] = {SPS_SOLVER_GMRES, SPS_SOLVER_BICGSTAB, SPS_SOLVER_AUTO};
+  const sps_solver_type *types = pc->symmetric ? cg_types : ns_types;
+  const int ntypes = pc->symmetric ? 2 : 3;
+  int run[3] = {0, 0, 0}, any = 0;
+  for (int t = 0; t < ntypes; t++) {
+    run[t] = sps_case();
+    any |= run[t];
+  }
+  if (!any) return;
   char path[4096];
   snprintf(path, sizeof path, "%s/%s", dir, pc->file);
   sps_matrix *Ac = load(cpu, path, pc->negate), *Ag = load(gpu, path, pc->negate);
@@ -179,11 +191,8 @@ static void run_case(sps_context *cpu, sps_context *gpu, const char *dir, const 
   for (int64_t i = 0; i < n; i++)
     xs[i] = sps_rng_uniform(&rng);
   sps_test_host_mv(Ac, xs, b);
-  const sps_solver_type cg_types[] = {SPS_SOLVER_CG, SPS_SOLVER_AUTO};
-  const sps_solver_type ns_types[] = {SPS_SOLVER_GMRES, SPS_SOLVER_BICGSTAB, SPS_SOLVER_AUTO};
-  const sps_solver_type *types = pc->symmetric ? cg_types : ns_types;
-  const int ntypes = pc->symmetric ? 2 : 3;
   for (int t = 0; t < ntypes; t++) {
+    if (!run[t]) continue;
     run_result c = solve(cpu, Ac, types[t], b, n), g = solve(gpu, Ag, types[t], b, n);
     compare(pc->file, types[t], Ac, b, n, &c, &g);
     free(c.hist);

@@ -1,4 +1,5 @@
-/* defaults.c: every square shared matrix converges with the library's defaults (automatic method and preconditioner), with the saved choice and iteration count. */
+/* defaults.c: every square shared matrix converges with the library's defaults (automatic method and preconditioner), with the saved choice and iteration count.
+ * Sharded by SPS_TEST_SHARD (tests/testlib.h): each matrix is a case, read only by its shard. */
 #include "../testlib.h"
 
 /*
@@ -136,6 +137,7 @@ int main(int argc, char **argv)
   /* An optional argument selects the cases whose file name contains it. */
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
     if (argc >= 2 && !strstr(cases[k].file, argv[1])) continue;
+    if (!sps_case()) continue;
     if (cases[k].large && !large) {
       sps_skip("%s: GPU only unless SPS_TEST_LARGE is set (1 to 1.6 million rows)", cases[k].file);
       continue;

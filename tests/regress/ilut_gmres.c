@@ -1,4 +1,5 @@
-/* ilut_gmres.c: GMRES(30) with the ILUT preconditioner through the public API on the shared nonsymmetric matrices, against SciPy's threshold ILU. */
+/* ilut_gmres.c: GMRES(30) with the ILUT preconditioner through the public API on the shared nonsymmetric matrices, against SciPy's threshold ILU.
+ * Sharded by SPS_TEST_SHARD (tests/testlib.h): each solve is a case. */
 #include "../testlib.h"
 
 /*
@@ -99,12 +100,14 @@ int main(void)
   sps_context *ctx = sps_test_context();
   sps_precond_info info;
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    if (!sps_case()) continue;
     const int its = solve(ctx, dir, cases[k].file, 10.0, 1e-4, &info);
     const int bound = 4 * cases[k].scipy + 10;
     sps_ok(its >= 0 && its <= bound, "%s: %d iterations <= %d (SciPy: %d)", cases[k].file, its,
            bound, cases[k].scipy);
   }
   for (size_t k = 0; k < sizeof exact_cases / sizeof exact_cases[0]; k++) {
+    if (!sps_case()) continue;
     const int its = solve(ctx, dir, exact_cases[k], 1e6, 0.0, &info);
     sps_ok(its == 1, "%s, no dropping: exact LU, %d iteration (%lld swaps)", exact_cases[k], its,
            (long long)info.pivot_swaps);

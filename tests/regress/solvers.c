@@ -1,4 +1,5 @@
-/* solvers.c: solver regression on the real matrices against the iteration counts and errors recorded on the CPU backend; the GPU run (regress-cuda.sh) shares them. */
+/* solvers.c: solver regression on the real matrices against the iteration counts and errors recorded on the CPU backend; the GPU run (regress-cuda.sh) shares them.
+ * Sharded by SPS_TEST_SHARD (tests/testlib.h): each matrix is a case, read only by its shard. */
 #include "../testlib.h"
 
 /*
@@ -128,7 +129,7 @@ int main(int argc, char **argv)
   sps_diag("device: %s", dev);
   /* An optional argument selects the cases whose file name contains it. */
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
-    if (argc < 2 || strstr(cases[k].file, argv[1])) run_case(ctx, dir, &cases[k]);
+    if ((argc < 2 || strstr(cases[k].file, argv[1])) && sps_case()) run_case(ctx, dir, &cases[k]);
   sps_context_destroy(&ctx);
   return sps_done();
 }

@@ -1,4 +1,6 @@
-/* amg.c: the algebraic multigrid preconditioner (classical and smoothed-aggregation coarsening): the hierarchy's properties (prolongators, Galerkin operators, coarse inverse), the cycle's symmetry with each smoother, CG and GMRES with it on model problems with recorded iteration counts, the bad parameters; on the CPU, and on the GPU through amg-cuda.sh with the same expectations. */
+/* amg.c: the algebraic multigrid preconditioner (classical and smoothed-aggregation coarsening): the hierarchy's properties (prolongators, Galerkin operators, coarse inverse), the cycle's symmetry with each smoother, CG and GMRES with it on model problems with recorded iteration counts, the bad parameters; on the CPU, and on the GPU through amg-cuda.sh with the same expectations.
+ * Sharded by SPS_TEST_SHARD (tests/testlib.h): each hierarchy, comparison, symmetry check and solve
+ * is one case. */
 #include "../../precond/amg.h"
 #include "../../precond/aggregate.h"
 #include "../../precond/ref/kernels.h"
@@ -627,11 +629,11 @@ int main(void)
     const char *cn = c ? "classical" : "aggregation";
     char name[96];
     snprintf(name, sizeof name, "%s, 2-D Laplacian 40 x 40", cn);
-    check_hierarchy(name, L, q, 0);
+    if (sps_case()) check_hierarchy(name, L, q, 0);
     snprintf(name, sizeof name, "%s, nos3", cn);
-    check_hierarchy(name, N3, q, 0);
+    if (sps_case()) check_hierarchy(name, N3, q, 0);
     snprintf(name, sizeof name, "%s, Neumann Laplacian 30 x 30 (singular)", cn);
-    check_hierarchy(name, Nm, q, 1);
+    if (sps_case()) check_hierarchy(name, Nm, q, 1);
   }
   for (int c = 0; c < 2; c++)
     for (int sm = AMG_SMOOTHER_CHEBY; sm <= AMG_SMOOTHER_MCGS; sm++) {
@@ -639,15 +641,16 @@ int main(void)
       q.amg_smoother = sm;
       char name[96];
       snprintf(name, sizeof name, "nos3, %s, smoother %d", c ? "classical" : "aggregation", sm);
-      check_same_as_cpu(name, N3, &q);
+      if (sps_case()) check_same_as_cpu(name, N3, &q);
     }
-  check_same_as_cpu("2-D Laplacian 40 x 40, defaults", L, &prm);
+  if (sps_case()) check_same_as_cpu("2-D Laplacian 40 x 40, defaults", L, &prm);
   sps_precond_params cls6 = cls;
   cls6.amg_interp_max = 0;
-  check_hierarchy("classical, no truncation, 2-D Laplacian 40 x 40", L, &cls6, 0);
+  if (sps_case()) check_hierarchy("classical, no truncation, 2-D Laplacian 40 x 40", L, &cls6, 0);
   sps_precond_params aggr = cls;
   aggr.amg_aggressive = 1;
-  check_hierarchy("classical, aggressive first level, 2-D Laplacian 40 x 40", L, &aggr, 0);
+  if (sps_case())
+    check_hierarchy("classical, aggressive first level, 2-D Laplacian 40 x 40", L, &aggr, 0);
 
   for (int c = 0; c < 2; c++)
     for (int cyc = AMG_CYCLE_V; cyc <= AMG_CYCLE_W; cyc++)
@@ -659,57 +662,67 @@ int main(void)
         char name[96];
         snprintf(name, sizeof name, "nos3, %s, %s-cycle, %s", c ? "classical" : "aggregation",
                  cyc == AMG_CYCLE_V ? "V" : "W", smn[sm]);
-        check_symmetric(name, N3, &q);
+        if (sps_case()) check_symmetric(name, N3, &q);
       }
 
   /* CG and GMRES with the defaults and each coarsening, cycle and smoother: recorded on the
    * CPU (regression values of this code). */
-  check_solve("CG+AMG, 2-D Laplacian", L, SPS_SOLVER_CG, NULL, 0, NULL, 0, 7);
-  check_solve("CG+AMG, nos3", N3, SPS_SOLVER_CG, NULL, 0, NULL, 0, 18);
-  check_solve("CG+AMG aggregation, 2-D Laplacian", L, SPS_SOLVER_CG, "amg.coarsening", 0, NULL, 0,
-              8);
-  check_solve("CG+AMG aggregation, nos3", N3, SPS_SOLVER_CG, "amg.coarsening", 0, NULL, 0, 22);
-  check_solve("CG+AMG V-cycle, 2-D Laplacian, coarse size 10", L, SPS_SOLVER_CG, "amg.coarse_size",
-              10, NULL, 0, 7);
-  check_solve("CG+AMG W-cycle, 2-D Laplacian, coarse size 10", L, SPS_SOLVER_CG, "amg.cycle", 2,
-              "amg.coarse_size", 10, 7);
-  check_solve("CG+AMG F-cycle, 2-D Laplacian, coarse size 10", L, SPS_SOLVER_CG, "amg.cycle", 3,
-              "amg.coarse_size", 10, 7);
-  check_solve("CG+AMG l1-Jacobi, nos3", N3, SPS_SOLVER_CG, "amg.smoother", 1, NULL, 0, 32);
-  check_solve("CG+AMG Gauss-Seidel, nos3", N3, SPS_SOLVER_CG, "amg.smoother", 2, NULL, 0, 19);
-  check_solve("CG+AMG Gauss-Seidel, 2-D Laplacian", L, SPS_SOLVER_CG, "amg.smoother", 2, NULL, 0,
-              7);
-  check_solve("CG+AMG aggregation, Gauss-Seidel, nos3", N3, SPS_SOLVER_CG, "amg.coarsening", 0,
-              "amg.smoother", 2, 26);
-  check_solve("CG+AMG aggressive, 2-D Laplacian", L, SPS_SOLVER_CG, "amg.aggressive", 1, NULL, 0,
-              8);
-  check_solve("CG+AMG filtered coarse operators, 2-D Laplacian", L, SPS_SOLVER_CG, "amg.filter",
-              0.02, NULL, 0, 7);
-  check_solve("CG+AMG aggregation, P truncated, nos3", N3, SPS_SOLVER_CG, "amg.coarsening", 0,
-              "amg.interp_max", 3, 23);
-  check_solve("CG+AMG Chebyshev degree 1, nos3", N3, SPS_SOLVER_CG, "amg.cheby_degree", 1, NULL, 0,
-              25);
-  check_solve("CG+AMG one level, smoothed only (nos3 is above the dense limit)", N3, SPS_SOLVER_CG,
-              "amg.levels", 1, NULL, 0, 47);
   sps_matrix *S = sps_test_conv_diff_or_bail(ctx, 20, 0.0, 4.0, 1.0);
-  check_solve("CG+AMG one level, the dense inverse (2-D Laplacian 20 x 20)", S, SPS_SOLVER_CG,
-              "amg.coarse_size", 400, NULL, 0, 1);
-  check_solve("CG+AMG, Neumann Laplacian (singular, consistent b)", Nm, SPS_SOLVER_CG, NULL, 0,
-              NULL, 0, 7);
-  check_solve("CG+AMG aggregation, Neumann Laplacian", Nm, SPS_SOLVER_CG, "amg.coarsening", 0, NULL,
-              0, 9);
   sps_matrix *C = sps_test_conv_diff_or_bail(ctx, 40, 0.3, 4.0, 1.0);
-  check_solve("GMRES+AMG, convection-diffusion (nonsymmetric)", C, SPS_SOLVER_GMRES, NULL, 0, NULL,
-              0, 10);
-  check_solve("GMRES+AMG Gauss-Seidel, convection-diffusion (nonsymmetric colouring)", C,
-              SPS_SOLVER_GMRES, "amg.smoother", 2, NULL, 0, 8);
   sps_matrix *Lneg = sps_test_conv_diff_or_bail(ctx, 40, 0.0, 4.0, -1.0);
-  check_solve("CG+AMG, -Laplacian (the solver negates)", Lneg, SPS_SOLVER_CG, NULL, 0, NULL, 0, 7);
-  check_solve("GMRES+AMG, -Laplacian (the hierarchy turns it around)", Lneg, SPS_SOLVER_GMRES, NULL,
-              0, NULL, 0, 7);
+  const struct {
+    const char *name;
+    sps_matrix *A;
+    sps_solver_type type;
+    const char *p1;
+    double v1;
+    const char *p2;
+    double v2;
+    int expected;
+  } solves[] = {
+      {"CG+AMG, 2-D Laplacian", L, SPS_SOLVER_CG, NULL, 0, NULL, 0, 7},
+      {"CG+AMG, nos3", N3, SPS_SOLVER_CG, NULL, 0, NULL, 0, 18},
+      {"CG+AMG aggregation, 2-D Laplacian", L, SPS_SOLVER_CG, "amg.coarsening", 0, NULL, 0, 8},
+      {"CG+AMG aggregation, nos3", N3, SPS_SOLVER_CG, "amg.coarsening", 0, NULL, 0, 22},
+      {"CG+AMG V-cycle, 2-D Laplacian, coarse size 10", L, SPS_SOLVER_CG, "amg.coarse_size", 10,
+       NULL, 0, 7},
+      {"CG+AMG W-cycle, 2-D Laplacian, coarse size 10", L, SPS_SOLVER_CG, "amg.cycle", 2,
+       "amg.coarse_size", 10, 7},
+      {"CG+AMG F-cycle, 2-D Laplacian, coarse size 10", L, SPS_SOLVER_CG, "amg.cycle", 3,
+       "amg.coarse_size", 10, 7},
+      {"CG+AMG l1-Jacobi, nos3", N3, SPS_SOLVER_CG, "amg.smoother", 1, NULL, 0, 32},
+      {"CG+AMG Gauss-Seidel, nos3", N3, SPS_SOLVER_CG, "amg.smoother", 2, NULL, 0, 19},
+      {"CG+AMG Gauss-Seidel, 2-D Laplacian", L, SPS_SOLVER_CG, "amg.smoother", 2, NULL, 0, 7},
+      {"CG+AMG aggregation, Gauss-Seidel, nos3", N3, SPS_SOLVER_CG, "amg.coarsening", 0,
+       "amg.smoother", 2, 26},
+      {"CG+AMG aggressive, 2-D Laplacian", L, SPS_SOLVER_CG, "amg.aggressive", 1, NULL, 0, 8},
+      {"CG+AMG filtered coarse operators, 2-D Laplacian", L, SPS_SOLVER_CG, "amg.filter", 0.02,
+       NULL, 0, 7},
+      {"CG+AMG aggregation, P truncated, nos3", N3, SPS_SOLVER_CG, "amg.coarsening", 0,
+       "amg.interp_max", 3, 23},
+      {"CG+AMG Chebyshev degree 1, nos3", N3, SPS_SOLVER_CG, "amg.cheby_degree", 1, NULL, 0, 25},
+      {"CG+AMG one level, smoothed only (nos3 is above the dense limit)", N3, SPS_SOLVER_CG,
+       "amg.levels", 1, NULL, 0, 47},
+      {"CG+AMG one level, the dense inverse (2-D Laplacian 20 x 20)", S, SPS_SOLVER_CG,
+       "amg.coarse_size", 400, NULL, 0, 1},
+      {"CG+AMG, Neumann Laplacian (singular, consistent b)", Nm, SPS_SOLVER_CG, NULL, 0, NULL, 0,
+       7},
+      {"CG+AMG aggregation, Neumann Laplacian", Nm, SPS_SOLVER_CG, "amg.coarsening", 0, NULL, 0, 9},
+      {"GMRES+AMG, convection-diffusion (nonsymmetric)", C, SPS_SOLVER_GMRES, NULL, 0, NULL, 0, 10},
+      {"GMRES+AMG Gauss-Seidel, convection-diffusion (nonsymmetric colouring)", C, SPS_SOLVER_GMRES,
+       "amg.smoother", 2, NULL, 0, 8},
+      {"CG+AMG, -Laplacian (the solver negates)", Lneg, SPS_SOLVER_CG, NULL, 0, NULL, 0, 7},
+      {"GMRES+AMG, -Laplacian (the hierarchy turns it around)", Lneg, SPS_SOLVER_GMRES, NULL, 0,
+       NULL, 0, 7},
+  };
+  for (size_t k = 0; k < sizeof solves / sizeof solves[0]; k++) {
+    if (!sps_case()) continue;
+    check_solve(solves[k].name, solves[k].A, solves[k].type, solves[k].p1, solves[k].v1,
+                solves[k].p2, solves[k].v2, solves[k].expected);
+  }
 
-  check_aggressive_default();
-  check_bad_params();
+  if (sps_case()) check_aggressive_default();
+  if (sps_case()) check_bad_params();
 
   sps_matrix_destroy(&L);
   sps_matrix_destroy(&N3);

@@ -6,6 +6,9 @@
  * Runs on the context of SPS_TEST_DEVICE (the CPU by default; "cuda" runs it on the GPU and
  * skips without one). Right-hand sides are b = A x* for a seeded random x*; the true relative
  * residual ||b - A x|| / ||b|| is computed on the host.
+ *
+ * Sharded by SPS_TEST_SHARD (tests/testlib.h): each test function is one case, each matrix of
+ * test_exact one.
  */
 #include "../testlib.h"
 
@@ -151,6 +154,7 @@ static void test_exact(sps_context *ctx)
     int bs;
   } cases[] = {{40, 40}, {40, 64}, {100, 64}, {100, 7}, {5, 2}};
   for (int c = 0; c < (int)(sizeof cases / sizeof cases[0]); c++) {
+    if (!sps_case()) continue;
     const int64_t n = cases[c].n;
     const int bs = cases[c].bs;
     double *a = calloc((size_t)(n * n), sizeof *a);
@@ -282,12 +286,12 @@ static void test_negated(sps_context *ctx)
 int main(void)
 {
   sps_context *ctx = sps_test_context();
-  test_bcsstk14(ctx);
-  test_exact(ctx);
-  test_zero_diagonal(ctx);
-  test_singular_blocks(ctx);
-  test_parameter(ctx);
-  test_negated(ctx);
+  if (sps_case()) test_bcsstk14(ctx);
+  test_exact(ctx); /* a case per matrix */
+  if (sps_case()) test_zero_diagonal(ctx);
+  if (sps_case()) test_singular_blocks(ctx);
+  if (sps_case()) test_parameter(ctx);
+  if (sps_case()) test_negated(ctx);
   sps_context_destroy(&ctx);
   return sps_done();
 }

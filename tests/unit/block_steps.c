@@ -1,4 +1,5 @@
-/* block_steps.c: the block ops table (core/block_ops.h) against the single-vector ops column by column, to the bit, on the CPU; and with SPS_TEST_DEVICE=cuda (block-steps-cuda.sh) the CUDA block kernels against the same and against the CPU block ops (exit 77 without a GPU). */
+/* block_steps.c: the block ops table (core/block_ops.h) against the single-vector ops column by column, to the bit, on the CPU; and with SPS_TEST_DEVICE=cuda (block-steps-cuda.sh) the CUDA block kernels against the same and against the CPU block ops (exit 77 without a GPU).
+ * Sharded by SPS_TEST_SHARD (tests/testlib.h): each program, size and width is a case. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -651,6 +652,7 @@ int main(void)
         if (w > programs[p].max_w) continue;
         /* the column-by-column reference is slow */
         if (sizes[si] > 2000 && (w > 8 || (programs[p].run == gmres_m30 && w > 2))) continue;
+        if (!sps_case()) continue;
         const shape sh = {sizes[si], w, sps_block_ld(w) + (w % 2)};
         out blk = {0, 0, NULL}, col = {0, 0, NULL};
         programs[p].run(ctx, sh, 1, &blk);

@@ -1,6 +1,7 @@
 /* krylov_steps.c: tests of the device-driven GMRES(m) and BiCGSTAB steps of the backend ops table:
  * the CPU backend's, or with SPS_TEST_DEVICE=cuda (krylov-steps-cuda.sh) the CUDA backend's, alone
- * and against the CPU's (skipped, exit 77, without a GPU). */
+ * and against the CPU's (skipped, exit 77, without a GPU).
+ * Sharded by SPS_TEST_SHARD (tests/testlib.h): each test function below is one case. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -474,139 +475,151 @@ static double true_residual(const csr *A, const double *r0, const double *u)
   return r;
 }
 
-/* One full cycle against the reference; the basis, the Arnoldi relation, the x update. */
+/* One full cycle against the reference; the basis, the Arnoldi relation, the x update; then a
+ * restart up to maxit, and convergence by the estimate: three cases (sps_case), each from r0, so
+ * that a slow tool can run them in separate processes. */
 static void test_gmres_cycle(sps_context *ctx, const char *tag)
 {
   const int64_t n = 300;
   const int m = 20;
+  const int ldh = m + 1;
   csr A = make_convdiff(n, 11);
   double *r0 = xmalloc((size_t)n * sizeof(double));
   random_vector(r0, n, 12);
+  const double beta = norm2(r0, n);
   gm G;
-  gm_init(&G, ctx, n, m, 100, 0.0);
-  gm_start(&G, r0);
-  gm_run(&G, &A, m + 5);
-  gm_update(&G);
-  gm_read_all(&G);
-  sps_ok(G.s.status == SPS_GMRES_CYCLE_END && G.s.j == m && G.s.it == m,
-         "%s gmres: a cycle with tol 0 ends with CYCLE_END at j = it = m (status %d, j %d, it %d)",
-         tag, G.s.status, G.s.j, G.s.it);
 
-  const int ldh = m + 1;
-  double *Href = xmalloc((size_t)ldh * m * sizeof(double)),
-         *gref = xmalloc((size_t)ldh * sizeof(double));
-  double *uref = xmalloc((size_t)n * sizeof(double));
-  reference_gmres(&A, r0, m, m, Href, gref, uref);
-  double beta = norm2(r0, n);
-  double dH = max_abs_diff(G.hH, Href, (int64_t)ldh * m) / max_abs(Href, (int64_t)ldh * m);
-  sps_ok(dH <= 1e-12, "%s gmres: H equals the MGS2 reference Arnoldi's to 1e-12 relative (%.2e)",
-         tag, dH);
-  double dg = max_abs_diff(G.hg, gref, ldh) / beta;
-  sps_ok(dg <= 1e-12, "%s gmres: g equals the reference's to 1e-12 beta (%.2e)", tag, dg);
-  sps_ok(fabs(G.s.resid - fabs(gref[m])) <= 1e-12 * beta && G.hhist[m] == G.s.resid &&
-             G.hhist[0] == beta,
-         "%s gmres: residual estimate %.6e = |g_m| of the reference %.6e, history[0] = beta", tag,
-         G.s.resid, fabs(gref[m]));
-  double du = max_abs_diff(G.hu, uref, n) / max_abs(uref, n);
-  sps_ok(du <= 1e-10, "%s gmres: x update V y equals the reference's to 1e-10 relative (%.2e)", tag,
-         du);
-  double rt = true_residual(&A, r0, G.hu);
-  sps_ok(fabs(rt - G.s.resid) <= 1e-10 * beta,
-         "%s gmres: true residual ||r0 - A V y|| %.6e matches the estimate to 1e-10 beta", tag, rt);
+  if (sps_case()) {
+    gm_init(&G, ctx, n, m, 100, 0.0);
+    gm_start(&G, r0);
+    gm_run(&G, &A, m + 5);
+    gm_update(&G);
+    gm_read_all(&G);
+    sps_ok(G.s.status == SPS_GMRES_CYCLE_END && G.s.j == m && G.s.it == m,
+           "%s gmres: a cycle with tol 0 ends with CYCLE_END at j = it = m (status %d, j %d, it %d)",
+           tag, G.s.status, G.s.j, G.s.it);
 
-  /* V^T V = I over the m+1 columns */
-  double orth = 0.0;
-  for (int a = 0; a <= m; a++)
-    for (int b = 0; b <= m; b++) {
-      double s = 0.0;
-      for (int64_t i = 0; i < n; i++)
-        s += G.hV[i + a * n] * G.hV[i + b * n];
-      orth = fmax(orth, fabs(s - (a == b ? 1.0 : 0.0)));
-    }
-  sps_ok(orth <= 1e-14, "%s gmres: CGS2 basis orthonormal, max |V^T V - I| = %.2e <= 1e-14", tag,
-         orth);
+    double *Href = xmalloc((size_t)ldh * m * sizeof(double)),
+           *gref = xmalloc((size_t)ldh * sizeof(double));
+    double *uref = xmalloc((size_t)n * sizeof(double));
+    reference_gmres(&A, r0, m, m, Href, gref, uref);
+    double dH = max_abs_diff(G.hH, Href, (int64_t)ldh * m) / max_abs(Href, (int64_t)ldh * m);
+    sps_ok(dH <= 1e-12, "%s gmres: H equals the MGS2 reference Arnoldi's to 1e-12 relative (%.2e)",
+           tag, dH);
+    double dg = max_abs_diff(G.hg, gref, ldh) / beta;
+    sps_ok(dg <= 1e-12, "%s gmres: g equals the reference's to 1e-12 beta (%.2e)", tag, dg);
+    sps_ok(fabs(G.s.resid - fabs(gref[m])) <= 1e-12 * beta && G.hhist[m] == G.s.resid &&
+               G.hhist[0] == beta,
+           "%s gmres: residual estimate %.6e = |g_m| of the reference %.6e, history[0] = beta", tag,
+           G.s.resid, fabs(gref[m]));
+    double du = max_abs_diff(G.hu, uref, n) / max_abs(uref, n);
+    sps_ok(du <= 1e-10, "%s gmres: x update V y equals the reference's to 1e-10 relative (%.2e)",
+           tag, du);
+    double rt = true_residual(&A, r0, G.hu);
+    sps_ok(fabs(rt - G.s.resid) <= 1e-10 * beta,
+           "%s gmres: true residual ||r0 - A V y|| %.6e matches the estimate to 1e-10 beta", tag,
+           rt);
 
-  /* A V_m = V_{m+1} H_m */
-  double arn = 0.0, hmax = max_abs(G.hH, (int64_t)ldh * m);
-  double *av = xmalloc((size_t)n * sizeof(double));
-  for (int j = 0; j < m; j++) {
-    csr_matvec(&A, G.hV + (int64_t)j * n, av);
-    for (int64_t i = 0; i < n; i++) {
-      double s = 0.0;
-      for (int q = 0; q <= j + 1; q++)
-        s += G.hV[i + (int64_t)q * n] * G.hH[q + j * ldh];
-      arn = fmax(arn, fabs(av[i] - s));
-    }
-  }
-  sps_ok(arn <= 1e-13 * hmax,
-         "%s gmres: Arnoldi relation max |A V_m - V_{m+1} H_m| = %.2e <= 1e-13 max|H|", tag, arn);
-  /* R is upper triangular and R^T R = H^T H (the rotations are orthogonal) */
-  double tri = 0.0, qr = 0.0;
-  for (int j = 0; j < m; j++)
-    for (int i = j + 1; i <= m; i++)
-      tri = fmax(tri, fabs(G.hR[i + j * ldh]));
-  for (int a = 0; a < m; a++)
-    for (int b = 0; b < m; b++) {
-      double s1 = 0.0, s2 = 0.0;
-      for (int i = 0; i <= m; i++) {
-        s1 += G.hR[i + a * ldh] * G.hR[i + b * ldh];
-        s2 += G.hH[i + a * ldh] * G.hH[i + b * ldh];
+    /* V^T V = I over the m+1 columns */
+    double orth = 0.0;
+    for (int a = 0; a <= m; a++)
+      for (int b = 0; b <= m; b++) {
+        double s = 0.0;
+        for (int64_t i = 0; i < n; i++)
+          s += G.hV[i + a * n] * G.hV[i + b * n];
+        orth = fmax(orth, fabs(s - (a == b ? 1.0 : 0.0)));
       }
-      qr = fmax(qr, fabs(s1 - s2));
+    sps_ok(orth <= 1e-14, "%s gmres: CGS2 basis orthonormal, max |V^T V - I| = %.2e <= 1e-14",
+           tag, orth);
+
+    /* A V_m = V_{m+1} H_m */
+    double arn = 0.0, hmax = max_abs(G.hH, (int64_t)ldh * m);
+    double *av = xmalloc((size_t)n * sizeof(double));
+    for (int j = 0; j < m; j++) {
+      csr_matvec(&A, G.hV + (int64_t)j * n, av);
+      for (int64_t i = 0; i < n; i++) {
+        double s = 0.0;
+        for (int q = 0; q <= j + 1; q++)
+          s += G.hV[i + (int64_t)q * n] * G.hH[q + j * ldh];
+        arn = fmax(arn, fabs(av[i] - s));
+      }
     }
-  sps_ok(tri == 0.0 && qr <= 1e-12 * hmax * hmax,
-         "%s gmres: R upper triangular, R^T R = H^T H to %.2e", tag, qr);
+    sps_ok(arn <= 1e-13 * hmax,
+           "%s gmres: Arnoldi relation max |A V_m - V_{m+1} H_m| = %.2e <= 1e-13 max|H|", tag, arn);
+    /* R is upper triangular and R^T R = H^T H (the rotations are orthogonal) */
+    double tri = 0.0, qr = 0.0;
+    for (int j = 0; j < m; j++)
+      for (int i = j + 1; i <= m; i++)
+        tri = fmax(tri, fabs(G.hR[i + j * ldh]));
+    for (int a = 0; a < m; a++)
+      for (int b = 0; b < m; b++) {
+        double s1 = 0.0, s2 = 0.0;
+        for (int i = 0; i <= m; i++) {
+          s1 += G.hR[i + a * ldh] * G.hR[i + b * ldh];
+          s2 += G.hH[i + a * ldh] * G.hH[i + b * ldh];
+        }
+        qr = fmax(qr, fabs(s1 - s2));
+      }
+    sps_ok(tri == 0.0 && qr <= 1e-12 * hmax * hmax,
+           "%s gmres: R upper triangular, R^T R = H^T H to %.2e", tag, qr);
 
-  /* Once stopped, an Arnoldi call changes nothing. */
-  sps_gmres_state before = G.s;
-  gm_step(&G, &A);
-  gm_read_all(&G);
-  double dH2 = max_abs_diff(G.hH, Href, (int64_t)ldh * m) / max_abs(Href, (int64_t)ldh * m);
-  sps_ok(G.s.it == before.it && G.s.j == before.j && G.s.status == before.status && dH2 == dH,
-         "%s gmres: an Arnoldi step after CYCLE_END is a no-op", tag);
+    /* Once stopped, an Arnoldi call changes nothing. */
+    sps_gmres_state before = G.s;
+    gm_step(&G, &A);
+    gm_read_all(&G);
+    double dH2 = max_abs_diff(G.hH, Href, (int64_t)ldh * m) / max_abs(Href, (int64_t)ldh * m);
+    sps_ok(G.s.it == before.it && G.s.j == before.j && G.s.status == before.status && dH2 == dH,
+           "%s gmres: an Arnoldi step after CYCLE_END is a no-op", tag);
+    gm_free(&G);
+    free(av);
+    free(Href);
+    free(gref);
+    free(uref);
+  }
 
-  /* A second cycle from the true residual continues the count until maxit. */
-  double *r1 = xmalloc((size_t)n * sizeof(double));
-  csr_matvec(&A, G.hu, r1);
-  for (int64_t i = 0; i < n; i++)
-    r1[i] = r0[i] - r1[i];
-  gm_free(&G);
-  gm_init(&G, ctx, n, m, 30, 0.0);
-  gm_start(&G, r0);
-  gm_run(&G, &A, m + 5);
-  gm_update(&G);
-  gm_start(&G, r1);
-  gm_read_all(&G);
-  sps_ok(G.s.status == SPS_GMRES_RUNNING && G.s.j == 0 && G.s.it == m &&
-             fabs(G.hhist[m] - norm2(r1, n)) <= 1e-13 * beta,
-         "%s gmres: restart opens a cycle at j = 0, keeps it = %d, history[it] = true ||r||", tag,
-         G.s.it);
-  gm_run(&G, &A, m + 5);
-  sps_ok(G.s.status == SPS_GMRES_MAX_ITERATIONS && G.s.it == 30 && G.s.j == 10,
-         "%s gmres: MAX_ITERATIONS at it = maxit = 30 in the second cycle (j = %d)", tag, G.s.j);
-  gm_free(&G);
+  /* A second cycle from the true residual continues the count until maxit. The first cycle
+   * with maxit 30 is the one with maxit 100 above (maxit does not enter before it is reached). */
+  if (sps_case()) {
+    gm_init(&G, ctx, n, m, 30, 0.0);
+    gm_start(&G, r0);
+    gm_run(&G, &A, m + 5);
+    gm_update(&G);
+    gm_read_all(&G);
+    double *r1 = xmalloc((size_t)n * sizeof(double));
+    csr_matvec(&A, G.hu, r1);
+    for (int64_t i = 0; i < n; i++)
+      r1[i] = r0[i] - r1[i];
+    gm_start(&G, r1);
+    gm_read_all(&G);
+    sps_ok(G.s.status == SPS_GMRES_RUNNING && G.s.j == 0 && G.s.it == m &&
+               fabs(G.hhist[m] - norm2(r1, n)) <= 1e-13 * beta,
+           "%s gmres: restart opens a cycle at j = 0, keeps it = %d, history[it] = true ||r||", tag,
+           G.s.it);
+    gm_run(&G, &A, m + 5);
+    sps_ok(G.s.status == SPS_GMRES_MAX_ITERATIONS && G.s.it == 30 && G.s.j == 10,
+           "%s gmres: MAX_ITERATIONS at it = maxit = 30 in the second cycle (j = %d)", tag, G.s.j);
+    gm_free(&G);
+    free(r1);
+  }
 
   /* CONVERGED by the estimate */
-  gm_init(&G, ctx, n, m, 100, 1e-3 * beta);
-  gm_start(&G, r0);
-  gm_run(&G, &A, m + 5);
-  gm_update(&G);
-  gm_read_all(&G);
-  int k = G.s.j;
-  sps_ok(G.s.status == SPS_GMRES_CONVERGED && k < m && G.s.resid <= 1e-3 * beta &&
-             G.hhist[k - 1] > 1e-3 * beta,
-         "%s gmres: CONVERGED at the first j with |g_{j+1}| <= tol (j = %d)", tag, k);
-  rt = true_residual(&A, r0, G.hu);
-  sps_ok(fabs(rt - G.s.resid) <= 1e-10 * beta,
-         "%s gmres: true residual at convergence %.3e (estimate %.3e)", tag, rt, G.s.resid);
-  gm_free(&G);
+  if (sps_case()) {
+    gm_init(&G, ctx, n, m, 100, 1e-3 * beta);
+    gm_start(&G, r0);
+    gm_run(&G, &A, m + 5);
+    gm_update(&G);
+    gm_read_all(&G);
+    int k = G.s.j;
+    sps_ok(G.s.status == SPS_GMRES_CONVERGED && k < m && G.s.resid <= 1e-3 * beta &&
+               G.hhist[k - 1] > 1e-3 * beta,
+           "%s gmres: CONVERGED at the first j with |g_{j+1}| <= tol (j = %d)", tag, k);
+    double rt = true_residual(&A, r0, G.hu);
+    sps_ok(fabs(rt - G.s.resid) <= 1e-10 * beta,
+           "%s gmres: true residual at convergence %.3e (estimate %.3e)", tag, rt, G.s.resid);
+    gm_free(&G);
+  }
 
   free(r0);
-  free(r1);
-  free(av);
-  free(Href);
-  free(gref);
-  free(uref);
   csr_free(&A);
 }
 
@@ -1292,11 +1305,11 @@ static void run_all(sps_context *ctx, const char *tag)
   if (!be->gmres_start || !be->gmres_arnoldi || !be->gmres_update || !be->gmres_workspace ||
       !be->bicgstab_step_a || !be->bicgstab_step_b || !be->bicgstab_direction)
     sps_bail("%s backend lacks the GMRES or BiCGSTAB steps", tag);
-  if (on("cycle")) test_gmres_cycle(ctx, tag);
-  if (on("happy")) test_gmres_happy(ctx, tag);
-  if (on("edges")) test_gmres_edges(ctx, tag);
-  if (on("store_z") && ctx->be->gmres_store_z) test_gmres_store_z(ctx, tag);
-  if (on("bicgstab")) test_bicgstab(ctx, tag);
+  if (on("cycle")) test_gmres_cycle(ctx, tag); /* three cases of its own */
+  if (on("happy") && sps_case()) test_gmres_happy(ctx, tag);
+  if (on("edges") && sps_case()) test_gmres_edges(ctx, tag);
+  if (on("store_z") && ctx->be->gmres_store_z && sps_case()) test_gmres_store_z(ctx, tag);
+  if (on("bicgstab") && sps_case()) test_bicgstab(ctx, tag);
 }
 
 int main(int argc, char **argv)
@@ -1340,12 +1353,13 @@ int main(int argc, char **argv)
   const char *sm = NULL;
   if (sps_context_get_device_name(gpu, name, sizeof name) == SPS_SUCCESS) sm = strstr(name, "sm_");
   if (!sm || atoi(sm + 3) < 90) {
-    sps_skip("cuda gmres_fused: device %s has no thread-block clusters (sm_90 and later)", name);
+    if (sps_case())
+      sps_skip("cuda gmres_fused: device %s has no thread-block clusters (sm_90 and later)", name);
   } else {
-    if (on("fused_1000")) test_gmres_fused(cpu, gpu, 1000);
-    if (on("fused_5003")) test_gmres_fused(cpu, gpu, 5003);
-    if (on("fused_16384")) test_gmres_fused(cpu, gpu, 16384);
-    if (on("fused_limits")) test_gmres_fused_limits(cpu, gpu);
+    if (on("fused_1000") && sps_case()) test_gmres_fused(cpu, gpu, 1000);
+    if (on("fused_5003") && sps_case()) test_gmres_fused(cpu, gpu, 5003);
+    if (on("fused_16384") && sps_case()) test_gmres_fused(cpu, gpu, 16384);
+    if (on("fused_limits") && sps_case()) test_gmres_fused_limits(cpu, gpu);
   }
   sps_context_destroy(&gpu);
   sps_context_destroy(&cpu);

@@ -1,4 +1,5 @@
-/* pipelined.c: pipelined CG (sps_solver_set_pipelined) on the bundled SPD matrices, a negative definite Laplacian and bcsstk13 (whose recurrences break down: restarts): it converges to the tolerance on b - Ax formed apart, takes the iterations recorded below (regression values of this implementation on the CPU, not derived independently) within the documented distance of CG's, and on a GPU (pipelined-cuda.sh) gives the CPU backend's x bit for bit. */
+/* pipelined.c: pipelined CG (sps_solver_set_pipelined) on the bundled SPD matrices, a negative definite Laplacian and bcsstk13 (whose recurrences break down: restarts): it converges to the tolerance on b - Ax formed apart, takes the iterations recorded below (regression values of this implementation on the CPU, not derived independently) within the documented distance of CG's, and on a GPU (pipelined-cuda.sh) gives the CPU backend's x bit for bit.
+ * Sharded by SPS_TEST_SHARD (tests/testlib.h): each matrix and preconditioner is a case. */
 #include "model_problems.h"
 
 #define RTOL 1e-8
@@ -56,6 +57,7 @@ int main(void)
   sps_context_get_device(ctx, &kind, NULL);
   if (kind == SPS_DEVICE_CUDA && sps_context_create(&cpu, SPS_DEVICE_CPU, 0)) sps_bail("CPU context");
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    if (!sps_case()) continue;
     const pcase *t = &cases[c];
     sps_matrix *A = NULL, *Acpu = NULL;
     char path[1024], name[64];

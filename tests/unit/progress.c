@@ -1,4 +1,5 @@
-/* progress.c: the progress callbacks: the solver's, called with growing iterations, changing no bit of a solve, and stopping it with SPS_INTERRUPTED leaving x the iterate reached, for every method; the Matrix Market reader's, with the bytes read, stopping a read with SPS_ERR_INTERRUPTED. */
+/* progress.c: the progress callbacks: the solver's, called with growing iterations, changing no bit of a solve, and stopping it with SPS_INTERRUPTED leaving x the iterate reached, for every method; the Matrix Market reader's, with the bytes read, stopping a read with SPS_ERR_INTERRUPTED.
+ * Sharded by SPS_TEST_SHARD (tests/testlib.h): the arguments, the reader and each method are a case. */
 #include "model_problems.h"
 
 #define G 40 /* grid side: n = 1600 */
@@ -185,9 +186,10 @@ int main(void)
   sps_context *ctx = sps_test_context();
   sps_matrix *L = sps_test_conv_diff_or_bail(ctx, G, 0.0, 4.0, 1.0);
   sps_matrix *C = sps_test_conv_diff_or_bail(ctx, G, 0.5, 4.0, 1.0);
-  test_arguments(ctx);
-  test_read_progress(ctx);
-  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) test_method(ctx, L, C, &cases[k]);
+  if (sps_case()) test_arguments(ctx);
+  if (sps_case()) test_read_progress(ctx);
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+    if (sps_case()) test_method(ctx, L, C, &cases[k]);
   sps_matrix_destroy(&L);
   sps_matrix_destroy(&C);
   if (sps_context_destroy(&ctx) != SPS_SUCCESS) sps_bail("context destroy: objects left alive");

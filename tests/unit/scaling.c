@@ -1,4 +1,6 @@
-/* scaling.c: norms and solves whatever the scale of the data: ||v|| for entries from subnormal to 1e300 (exact values, NaN and Inf), b scaled by 2^k solved as exactly 2^k times the unscaled solve, b of 1e-300 to 1e300, subnormal b, A scaled by 1e150 and 1e-150; and, with a GPU, the same bits there as on the CPU. */
+/* scaling.c: norms and solves whatever the scale of the data: ||v|| for entries from subnormal to 1e300 (exact values, NaN and Inf), b scaled by 2^k solved as exactly 2^k times the unscaled solve, b of 1e-300 to 1e300, subnormal b, A scaled by 1e150 and 1e-150; and, with a GPU, the same bits there as on the CPU.
+ * Sharded by SPS_TEST_SHARD (tests/testlib.h): each norm test, each configuration (and scale of b
+ * or A) and each CPU-against-GPU comparison is a case. */
 #include <float.h>
 
 #include "model_problems.h"
@@ -164,6 +166,7 @@ static void test_power_of_two_rhs(sps_context *ctx, sps_matrix *L, sps_matrix *C
   static const int ks[] = {-664, 664, -997, 997, -1000};
   char name[64];
   for (size_t ci = 0; ci < sizeof configs / sizeof configs[0]; ci++) {
+    if (!sps_case()) continue;
     const config *c = &configs[ci];
     const sps_matrix *A = c->spd ? L : C;
     solve(ctx, c, A, b0, &ref);
@@ -203,6 +206,7 @@ static void test_extreme_rhs(sps_context *ctx, sps_matrix *L, sps_matrix *C)
     const config *c = &configs[ci];
     const sps_matrix *A = c->spd ? L : C;
     for (size_t k = 0; k < sizeof cs / sizeof cs[0]; k++) {
+      if (!sps_case()) continue;
       for (int64_t i = 0; i < n; i++) b[i] = cs[k];
       solve(ctx, c, A, b, &got);
       const double rel = sps_test_relres(A, b, got.x);
@@ -230,6 +234,7 @@ static void test_subnormal_rhs(sps_context *ctx, sps_matrix *L, sps_matrix *C)
   for (size_t ci = 0; ci < sizeof configs / sizeof configs[0]; ci++) {
     const config *c = &configs[ci];
     const sps_matrix *A = c->spd ? L : C;
+    if (!sps_case()) continue;
     for (int64_t i = 0; i < n; i++) b[i] = (double)(1 + i % 3) * 0x1p-1074;
     solve(ctx, c, A, b, &got);
     const double rel = sps_test_relres(A, b, got.x);
@@ -256,6 +261,7 @@ static void test_scaled_matrix(sps_context *ctx)
   static const double scales[] = {1e150, 1e-150};
   for (size_t si = 0; si < 2; si++)
     for (size_t ci = 0; ci < sizeof configs / sizeof configs[0]; ci++) {
+      if (!sps_case()) continue;
       const config *c = &configs[ci];
       sps_matrix *A = sps_test_conv_diff_or_bail(ctx, 12, c->spd ? 0.0 : 0.5, 4.0, 1.0);
       if (sps_matrix_scale(A, scales[si])) sps_bail("scale");
@@ -297,7 +303,7 @@ static void test_cpu_vs_gpu(void)
   sps_cuda_device_query(&count, NULL, 0);
   sps_context *gpu = NULL, *cpu = NULL;
   if (!sps_have_cuda() || count <= 0 || sps_context_create(&gpu, SPS_DEVICE_CUDA, 0)) {
-    sps_ok(1, "CPU against GPU # SKIP no usable CUDA device");
+    if (sps_case()) sps_ok(1, "CPU against GPU # SKIP no usable CUDA device");
     return;
   }
   if (sps_context_create(&cpu, SPS_DEVICE_CPU, 0)) sps_bail("CPU context");
@@ -309,6 +315,7 @@ static void test_cpu_vs_gpu(void)
   if (sps_vector_create(cpu, &vc, n) || sps_vector_create(gpu, &vg, n)) sps_bail("vectors");
   static const int es[] = {0, -1000, -700, 300, 900};
   for (int k = 0; k < 6; k++) {
+    if (!sps_case()) continue;
     for (int i = 0; i < n; i++) y[i] = k < 5 ? ldexp(x[i], es[k]) : x[i] * 0x1p-1060;
     double a, b;
     sps_vector_upload(vc, y, n);
@@ -336,6 +343,7 @@ static void test_cpu_vs_gpu(void)
   };
   char name[64];
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    if (!sps_case()) continue;
     sps_matrix *Ac = sps_test_conv_diff_or_bail(cpu, 10, cases[k].conv, cases[k].d, 1.0);
     sps_matrix *Ag = sps_test_conv_diff_or_bail(gpu, 10, cases[k].conv, cases[k].d, 1.0);
     sps_rng r2 = {23};
@@ -362,9 +370,9 @@ static void test_cpu_vs_gpu(void)
 int main(void)
 {
   sps_context *ctx = sps_test_context();
-  test_norm_constants(ctx);
-  test_norm_pythagoras(ctx);
-  test_norm_power_of_two(ctx);
+  if (sps_case()) test_norm_constants(ctx);
+  if (sps_case()) test_norm_pythagoras(ctx);
+  if (sps_case()) test_norm_power_of_two(ctx);
   sps_matrix *L = sps_test_conv_diff_or_bail(ctx, 12, 0.0, 4.0, 1.0);
   sps_matrix *C = sps_test_conv_diff_or_bail(ctx, 12, 0.5, 4.0, 1.0);
   test_power_of_two_rhs(ctx, L, C);

@@ -16,6 +16,9 @@
  * columns that hit it while others converge; so the blocks compact while they run. The same
  * program runs on the GPU (solve-many-cuda.sh, SPS_TEST_DEVICE=cuda): there the batched
  * kernels must match the single GPU solves.
+ *
+ * Sharded by SPS_TEST_SHARD (tests/testlib.h): each comparison (with its maxit rerun), each block
+ * CG case and each of the small test functions is a case.
  */
 
 static sps_context *ctx;
@@ -312,41 +315,41 @@ static void test_batched(void)
   cfg c;
 
   c = (cfg){"CG, 2-D Poisson (169)", SPS_SOLVER_CG, SPS_PRECOND_NONE, 0, rtol, 10000, 0, SPS_ORTHOG_CGS2, 0, 0};
-  compare_with_maxit(P, c, 1, 1);
-  compare_with_maxit(P, c, 7, 2);
-  compare_with_maxit(P, c, 64, 3);
+  if (sps_case()) compare_with_maxit(P, c, 1, 1);
+  if (sps_case()) compare_with_maxit(P, c, 7, 2);
+  if (sps_case()) compare_with_maxit(P, c, 64, 3);
   c.what = "CG + Jacobi, 2-D Poisson (169)";
   c.pc = SPS_PRECOND_JACOBI;
-  compare_with_maxit(P, c, 12, 4);
+  if (sps_case()) compare_with_maxit(P, c, 12, 4);
   c.what = "CG + Jacobi, zero guess";
   c.zero_guess = 1;
-  compare(P, &c, 6, 5, NULL, NULL);
+  if (sps_case()) compare(P, &c, 6, 5, NULL, NULL);
   c = (cfg){"CG on a negative definite A (-A solved)", SPS_SOLVER_CG, SPS_PRECOND_JACOBI, 0, rtol, 10000, 0, SPS_ORTHOG_CGS2, 0, 0};
-  compare(NEG, &c, 5, 6, NULL, NULL);
+  if (sps_case()) compare(NEG, &c, 5, 6, NULL, NULL);
   c = (cfg){"CG + IC(0), nos3", SPS_SOLVER_CG, SPS_PRECOND_IC0, 0, rtol, 10000, 0, SPS_ORTHOG_CGS2, 0, 0};
-  compare_with_maxit(nos3, c, 6, 7);
+  if (sps_case()) compare_with_maxit(nos3, c, 6, 7);
 
   c = (cfg){"GMRES(30), convection-diffusion (121)", SPS_SOLVER_GMRES, SPS_PRECOND_NONE, 30, rtol, 10000, 0, SPS_ORTHOG_CGS2, 0, 0};
-  compare_with_maxit(CD, c, 7, 8);
+  if (sps_case()) compare_with_maxit(CD, c, 7, 8);
   c.what = "GMRES(8) + Jacobi, convection-diffusion (restarts)";
   c.restart = 8;
   c.pc = SPS_PRECOND_JACOBI;
-  compare_with_maxit(CD, c, 16, 9);
+  if (sps_case()) compare_with_maxit(CD, c, 16, 9);
   c = (cfg){"GMRES(30) + ILU(0), orsreg_1", SPS_SOLVER_GMRES, SPS_PRECOND_ILU0, 30, rtol, 10000, 0, SPS_ORTHOG_CGS2, 0, 0};
-  compare_with_maxit(ors, c, 4, 10);
+  if (sps_case()) compare_with_maxit(ors, c, 4, 10);
   c = (cfg){"GMRES(20), 2-D Poisson, 64 columns", SPS_SOLVER_GMRES, SPS_PRECOND_NONE, 20, rtol, 10000, 0, SPS_ORTHOG_CGS2, 0, 0};
-  compare(P, &c, 64, 11, NULL, NULL);
+  if (sps_case()) compare(P, &c, 64, 11, NULL, NULL);
 
   c = (cfg){"BiCGSTAB, convection-diffusion (121)", SPS_SOLVER_BICGSTAB, SPS_PRECOND_NONE, 0, rtol, 10000, 0, SPS_ORTHOG_CGS2, 0, 0};
-  compare_with_maxit(CD, c, 9, 12);
-  compare(CD, &c, 64, 13, NULL, NULL);
+  if (sps_case()) compare_with_maxit(CD, c, 9, 12);
+  if (sps_case()) compare(CD, &c, 64, 13, NULL, NULL);
   /* maxit 300: a random b stagnates on watt_2 (restarting after breakdowns), the other
    * columns converge */
   c = (cfg){"BiCGSTAB + ILU(0), watt_2", SPS_SOLVER_BICGSTAB, SPS_PRECOND_ILU0, 0, rtol, 300, 0, SPS_ORTHOG_CGS2, 0, 0};
-  compare_with_maxit(watt, c, 3, 14);
+  if (sps_case()) compare_with_maxit(watt, c, 3, 14);
   c.what = "BiCGSTAB + Jacobi, 2-D Poisson";
   c.pc = SPS_PRECOND_JACOBI;
-  compare_with_maxit(P, c, 10, 15);
+  if (sps_case()) compare_with_maxit(P, c, 10, 15);
 
   sps_matrix_destroy(&P);
   sps_matrix_destroy(&CD);
@@ -374,13 +377,16 @@ static void test_interrupt_and_monitor(void)
               {"GMRES(30), stopped by the progress callback", SPS_SOLVER_GMRES, CD},
               {"BiCGSTAB, stopped by the progress callback", SPS_SOLVER_BICGSTAB, CD}};
   for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
+    if (!sps_case()) continue;
     cfg c = {runs[k].what, runs[k].type, SPS_PRECOND_JACOBI, 30, 1e-10, 10000, 0, SPS_ORTHOG_CGS2, 1, 0};
     compare(runs[k].A, &c, 8, 51 + k, NULL, NULL);
   }
   cfg c = {"CG with a monitor every 5 iterations", SPS_SOLVER_CG, SPS_PRECOND_NONE, 0, 1e-10, 10000, 0, SPS_ORTHOG_CGS2, 0, 5};
-  compare(P, &c, 8, 55, NULL, NULL);
-  sps_ok(mon_calls > 0 && mon_bad == 0 && mon_last % 5 == 0,
-         "the monitor: %d calls, iterations increasing, multiples of 5", mon_calls);
+  if (sps_case()) {
+    compare(P, &c, 8, 55, NULL, NULL);
+    sps_ok(mon_calls > 0 && mon_bad == 0 && mon_last % 5 == 0,
+           "the monitor: %d calls, iterations increasing, multiples of 5", mon_calls);
+  }
   sps_matrix_destroy(&P);
   sps_matrix_destroy(&CD);
   csr_free(&p);
@@ -409,9 +415,9 @@ static void test_auto(void)
   sps_matrix *P = upload(&p), *CD = upload(&cd);
   cfg c = {"automatic choice, 2-D Poisson", SPS_SOLVER_AUTO, SPS_PRECOND_AUTO, 0, 1e-10, 10000, 0,
            SPS_ORTHOG_CGS2, 0, 0};
-  compare(P, &c, 9, 31, NULL, NULL);
+  if (sps_case()) compare(P, &c, 9, 31, NULL, NULL);
   c.what = "automatic choice, convection-diffusion";
-  compare(CD, &c, 9, 32, NULL, NULL);
+  if (sps_case()) compare(CD, &c, 9, 32, NULL, NULL);
   sps_matrix_destroy(&P);
   sps_matrix_destroy(&CD);
   csr_free(&p);
@@ -489,11 +495,11 @@ static void test_block_cg(void)
 {
   csr p = grid2d(15, 0.0, 1.0);
   sps_matrix *P = upload(&p), *nos3 = read_matrix("nos3.mtx.gz");
-  block_case("2-D Poisson", P, SPS_PRECOND_NONE, 1, 0);
-  block_case("2-D Poisson", P, SPS_PRECOND_NONE, 6, 1);
-  block_case("2-D Poisson + Jacobi", P, SPS_PRECOND_JACOBI, 16, 0);
-  block_case("nos3 + Jacobi", nos3, SPS_PRECOND_JACOBI, 8, 1);
-  block_case("nos3 + IC(0)", nos3, SPS_PRECOND_IC0, 5, 1);
+  if (sps_case()) block_case("2-D Poisson", P, SPS_PRECOND_NONE, 1, 0);
+  if (sps_case()) block_case("2-D Poisson", P, SPS_PRECOND_NONE, 6, 1);
+  if (sps_case()) block_case("2-D Poisson + Jacobi", P, SPS_PRECOND_JACOBI, 16, 0);
+  if (sps_case()) block_case("nos3 + Jacobi", nos3, SPS_PRECOND_JACOBI, 8, 1);
+  if (sps_case()) block_case("nos3 + IC(0)", nos3, SPS_PRECOND_IC0, 5, 1);
   sps_matrix_destroy(&P);
   sps_matrix_destroy(&nos3);
   csr_free(&p);
@@ -608,11 +614,11 @@ static void test_report_and_rebuild(void)
 int main(void)
 {
   ctx = sps_test_context();
-  test_bad_arguments();
-  test_report_and_rebuild();
-  test_batched();
+  if (sps_case()) test_bad_arguments();
+  if (sps_case()) test_report_and_rebuild();
+  test_batched(); /* these four: a case per comparison */
   test_interrupt_and_monitor();
-  test_one_by_one();
+  if (sps_case()) test_one_by_one();
   test_auto();
   test_block_cg();
   sps_context_destroy(&ctx);

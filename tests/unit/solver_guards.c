@@ -1,4 +1,6 @@
-/* solver_guards.c: the solver's guards against wrong answers: b and x the same vector refused, the initial guess honoured, the GMRES restart capped at n, the divergence tolerance (in the device-driven steps and at GMRES cycle ends), and breakdowns told from real NaN. */
+/* solver_guards.c: the solver's guards against wrong answers: b and x the same vector refused, the initial guess honoured, the GMRES restart capped at n, the divergence tolerance (in the device-driven steps and at GMRES cycle ends), and breakdowns told from real NaN.
+ * Sharded by SPS_TEST_SHARD (tests/testlib.h): each method, restart, matrix or SpMV variant of a
+ * test is a case. */
 #include <float.h>
 
 #include "model_problems.h"
@@ -28,6 +30,7 @@ static void test_aliasing(sps_context *ctx, const sps_matrix *L, const sps_matri
   sps_rng rng = {5};
   for (int64_t i = 0; i < n; i++) before[i] = sps_rng_uniform(&rng);
   for (int m = 0; m < 4; m++) {
+    if (!sps_case()) continue;
     sps_solver *s = make_solver(ctx, methods[m], SPS_PRECOND_AUTO, m == 0 ? L : C);
     sps_vector *b;
     sps_vector_create(ctx, &b, n);
@@ -41,6 +44,7 @@ static void test_aliasing(sps_context *ctx, const sps_matrix *L, const sps_matri
     sps_vector_destroy(&b);
     sps_solver_destroy(&s);
   }
+  if (!sps_case()) return;
   sps_spmv_plan *p;
   sps_vector *x;
   sps_spmv_plan_create(ctx, &p, C, SPS_SPMV_AUTO);
@@ -81,10 +85,14 @@ static void test_initial_guess(sps_context *ctx, const sps_matrix *L, const sps_
   static const char *methods[] = {"cg", "gmres", "bicgstab", "auto"};
   int64_t n;
   sps_matrix_get_size(C, &n, NULL, NULL);
-  static double b[N_MAX], xsol[N_MAX], x[N_MAX], near[N_MAX];
+  static double b[N_MAX], xsol[N_MAX], x[N_MAX], near[N_MAX], pert[N_MAX];
   sps_rng rng = {9};
   for (int64_t i = 0; i < n; i++) b[i] = sps_rng_uniform(&rng);
   for (int m = 0; m < 4; m++) {
+    /* the guess's perturbation below, drawn in every shard: each method sees the whole run's */
+    for (int64_t i = 0; i < n; i++)
+      pert[i] = 1.0 + 1e-4 * sps_rng_uniform(&rng);
+    if (!sps_case()) continue;
     const sps_matrix *A = m == 0 ? L : C;
     sps_solver *s = make_solver(ctx, methods[m], SPS_PRECOND_AUTO, A);
     sps_reason r0, r1, r2, r3;
@@ -94,7 +102,8 @@ static void test_initial_guess(sps_context *ctx, const sps_matrix *L, const sps_
     const int its_zero = solve_from(ctx, s, b, NULL, x, n, &r1);
     const int its_sol = solve_from(ctx, s, b, xsol, x, n, &r2);
     const int same = !memcmp(x, xsol, (size_t)n * sizeof *x);
-    for (int64_t i = 0; i < n; i++) near[i] = xsol[i] * (1.0 + 1e-4 * sps_rng_uniform(&rng));
+    for (int64_t i = 0; i < n; i++)
+      near[i] = xsol[i] * pert[i];
     const int its_near = solve_from(ctx, s, b, near, x, n, &r3);
     sps_ok(r0 > 0 && r1 > 0 && r2 == SPS_CONVERGED_RTOL && its_sol == 0 && same,
            "%s: from the solution, %s in %d iterations, x returned unchanged", methods[m],
@@ -118,6 +127,7 @@ static void test_restart_cap(sps_context *ctx)
   static const int restarts[] = {30, 9, 5};
   static const int used_want[] = {9, 9, 5};
   for (int k = 0; k < 3; k++) {
+    if (!sps_case()) continue;
     sps_solver *s;
     sps_solver_create(ctx, &s, SPS_SOLVER_GMRES);
     sps_solver_set_precond(s, SPS_PRECOND_NONE);
@@ -153,6 +163,7 @@ static void test_dtol(sps_context *ctx)
     double c, d;
   } cases[] = {{"cg", 0.5, 4.0}, {"bicgstab", 2.0, 0.5}};
   for (int k = 0; k < 2; k++) {
+    if (!sps_case()) continue;
     sps_matrix *A = sps_test_conv_diff_or_bail(ctx, 10, cases[k].c, cases[k].d, 1.0);
     double b[100], x[100];
     for (int i = 0; i < 100; i++) b[i] = 1.0;
@@ -191,6 +202,7 @@ static void test_dtol(sps_context *ctx)
     }
     sps_matrix_destroy(&A);
   }
+  if (!sps_case()) return;
   sps_solver *s;
   sps_solver_create(ctx, &s, SPS_SOLVER_CG);
   const sps_status a = sps_solver_set_dtol(s, 0.5), b = sps_solver_set_dtol(s, NAN),
@@ -227,6 +239,7 @@ static void test_breakdown_not_nan(sps_context *ctx)
   static const char *methods[] = {"cg", "gmres", "bicgstab"};
   const double b[3] = {1, 2, 3};
   for (int m = 0; m < 3; m++) {
+    if (!sps_case()) continue;
     sps_solver *s;
     sps_solver_create_by_name(ctx, &s, methods[m]);
     sps_solver_set_precond(s, SPS_PRECOND_ILU0);
@@ -271,6 +284,7 @@ static void test_true_residual_any_variant(sps_context *ctx)
   const double hb[3] = {0.0, 2.0, -6.75e20}, hx0[3] = {0.0, 1e20, 1e20};
   static const sps_spmv_kind kinds[] = {SPS_SPMV_COO, SPS_SPMV_HYB, SPS_SPMV_CSR_SCALAR};
   for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+    if (!sps_case()) continue;
     sps_matrix *A;
     sps_solver *s;
     sps_vector *b, *x;

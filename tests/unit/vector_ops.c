@@ -1,4 +1,5 @@
-/* vector_ops.c: every vector op of the backend ops table against plain loops on odd sizes. */
+/* vector_ops.c: every vector op of the backend ops table against plain loops on odd sizes.
+ * Sharded by SPS_TEST_SHARD (tests/testlib.h): each size is a case. */
 #include "../../core/internal.h"
 #include "../testlib.h"
 
@@ -37,6 +38,8 @@ static void to_host(sps_context *ctx, double *h, const double *d, int64_t n)
     sps_bail("download: %s", sps_context_last_error(ctx));
 }
 
+/* One size, a case: its host data are drawn in every shard, so that each size sees the numbers
+ * of the whole run. */
 static void check_size(sps_context *ctx, int64_t n, sps_rng *rng)
 {
   const sps_backend *be = ctx->be;
@@ -44,6 +47,19 @@ static void check_size(sps_context *ctx, int64_t n, sps_rng *rng)
   const double a = 0.75, b = -1.25;
   double *x = host_random(rng, n), *y = host_random(rng, n), *w = host_random(rng, n);
   double *out = host_random(rng, n), *ref = host_random(rng, n);
+  /* gemv_t / gemv_n below: a block of k columns with leading dimension n + 3 */
+  const int k = 5;
+  const int64_t ld = n + 3;
+  double *V = host_random(rng, ld * k);
+  if (!sps_case()) {
+    free(x);
+    free(y);
+    free(w);
+    free(out);
+    free(ref);
+    free(V);
+    return;
+  }
   double *dx = dev_from(ctx, x, n), *dy = dev_from(ctx, y, n), *dw = dev_from(ctx, w, n);
 
   be->fill(ctx, n, 3.5, dy);
@@ -139,10 +155,7 @@ static void check_size(sps_context *ctx, int64_t n, sps_rng *rng)
   sps_ok(fabs(nr - nref) <= (double)(n + 1) * 2.3e-16 * nref, "n=%lld nrm2 %.17g vs %.17g",
          (long long)n, nr, nref);
 
-  /* gemv_t / gemv_n on a block of k columns with leading dimension n + 3 (padding unread). */
-  const int k = 5;
-  const int64_t ld = n + 3;
-  double *V = host_random(rng, ld * k);
+  /* gemv_t / gemv_n on V (padding unread). */
   double *dV = dev_from(ctx, V, ld * k);
   double h[5], href[5], habs[5];
   be->gemv_t(ctx, n, k, dV, ld, dx, h);

@@ -7,6 +7,7 @@
  * solve over wrapped arrays gives the bits of the same solve over copied arrays, that destroy
  * leaves the caller's memory alone, and that each malformed input is refused with a message
  * naming the row. The GPU build also checks that host memory is refused on a CUDA context.
+ * Sharded by SPS_TEST_SHARD (tests/testlib.h): each test function (each matrix wrapped) is a case.
  */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
@@ -505,16 +506,18 @@ static void test_live_objects(sps_context *ctx)
 int main(void)
 {
   sps_context *ctx = test_context();
-  test_vector_wrap(ctx);
-  test_live_objects(ctx);
-  test_matrix_wrap(ctx, "orsreg_1", SPS_SOLVER_GMRES, SPS_PRECOND_ILU0, 0);
-  test_matrix_wrap(ctx, "orsreg_1", SPS_SOLVER_AUTO, SPS_PRECOND_AUTO, 1);
-  test_matrix_wrap(ctx, "nos3", SPS_SOLVER_CG, SPS_PRECOND_IC0, 1);
-  test_matrix_wrap(ctx, "nos3", SPS_SOLVER_AUTO, SPS_PRECOND_AUTO, 0);
-  test_matrix_refused(ctx);
-  test_apply_precond(ctx);
-  sps_ok(sps_context_destroy(&ctx) == SPS_SUCCESS && ctx == NULL,
-         "context_destroy once every wrapped object is destroyed: SPS_SUCCESS");
+  if (sps_case()) test_vector_wrap(ctx);
+  if (sps_case()) test_live_objects(ctx);
+  if (sps_case()) test_matrix_wrap(ctx, "orsreg_1", SPS_SOLVER_GMRES, SPS_PRECOND_ILU0, 0);
+  if (sps_case()) test_matrix_wrap(ctx, "orsreg_1", SPS_SOLVER_AUTO, SPS_PRECOND_AUTO, 1);
+  if (sps_case()) test_matrix_wrap(ctx, "nos3", SPS_SOLVER_CG, SPS_PRECOND_IC0, 1);
+  if (sps_case()) test_matrix_wrap(ctx, "nos3", SPS_SOLVER_AUTO, SPS_PRECOND_AUTO, 0);
+  if (sps_case()) test_matrix_refused(ctx);
+  if (sps_case()) test_apply_precond(ctx);
+  /* every shard destroys the context; the check is a case of its own (and fails in any shard) */
+  const int gone = sps_context_destroy(&ctx) == SPS_SUCCESS && ctx == NULL;
+  if (sps_case() || !gone)
+    sps_ok(gone, "context_destroy once every wrapped object is destroyed: SPS_SUCCESS");
   return sps_done();
 }
 
