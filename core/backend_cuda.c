@@ -28,6 +28,7 @@ sps_status sps_cuda_state_create(sps_context *ctx, int device)
   SPS_CHECK(sps_host_calloc(ctx, (void **)&cs, 1, sizeof *cs, "CUDA context state"));
   ctx->cuda = cs;
   SPS_CUDA(ctx, cudaSetDevice(device));
+  cs->device = device;
   struct cudaDeviceProp prop;
   SPS_CUDA(ctx, cudaGetDeviceProperties(&prop, device));
   snprintf(cs->name, sizeof cs->name, "%.200s (CUDA device %d, sm_%d%d)", prop.name, device,
@@ -73,6 +74,7 @@ void sps_cuda_state_destroy(sps_context *ctx)
   struct sps_cuda_state *cs = sps_cuda(ctx);
   if (!cs) return;
   if (cs->stream) cudaStreamSynchronize(cs->stream);
+  if (cs->pool_state > 0) cudaMemPoolDestroy(cs->pool);
   if (cs->scratch) cudaFree(cs->scratch);
   if (cs->host_pinned) cudaFreeHost(cs->host_pinned);
   if (cs->partials) cudaFree(cs->partials);
@@ -106,6 +108,82 @@ static void cu_free(sps_context *ctx, void *p)
 {
   (void)ctx;
   if (p) cudaFree(p);
+}
+
+/*
+ * Scratch from a pool of the context's (cudaMemPoolCreate on its device), allocated and freed
+ * in the order of its stream (cudaMallocFromPoolAsync, cudaFreeAsync): the many temporaries of
+ * a multigrid setup no longer pay cudaMalloc and cudaFree, whose free waits for the whole
+ * device. The pool keeps up to SPS_CUDA_POOL_KEEP bytes of freed memory for reuse across the
+ * setup's synchronisations; scratch_release trims it to nothing. An allocation the pool cannot
+ * serve is tried once more after a trim.
+ */
+#define SPS_CUDA_POOL_KEEP ((uint64_t)1 << 31)
+
+static sps_status cu_pool(sps_context *ctx)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  if (cs->pool_state) return SPS_SUCCESS;
+  const int device = cs->device;
+  int supported = 0;
+  if (cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, device) != cudaSuccess ||
+      !supported) {
+    (void)cudaGetLastError();
+    cs->pool_state = -1;
+    return SPS_SUCCESS;
+  }
+  struct cudaMemPoolProps props;
+  memset(&props, 0, sizeof props);
+  props.allocType = cudaMemAllocationTypePinned;
+  props.handleTypes = cudaMemHandleTypeNone;
+  props.location.type = cudaMemLocationTypeDevice;
+  props.location.id = device;
+  SPS_CUDA(ctx, cudaMemPoolCreate(&cs->pool, &props));
+  uint64_t keep = SPS_CUDA_POOL_KEEP;
+  SPS_CUDA(ctx, cudaMemPoolSetAttribute(cs->pool, cudaMemPoolAttrReleaseThreshold, &keep));
+  cs->pool_state = 1;
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_scratch_malloc(sps_context *ctx, void **p, size_t bytes, const char *what)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  *p = NULL;
+  SPS_CHECK(cu_pool(ctx));
+  if (cs->pool_state < 0) return cu_malloc(ctx, p, bytes, what);
+  cudaError_t e = cudaMallocFromPoolAsync(p, bytes ? bytes : 1, cs->pool, cs->stream);
+  if (e == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError();
+    cudaStreamSynchronize(cs->stream);
+    cudaMemPoolTrimTo(cs->pool, 0);
+    e = cudaMallocFromPoolAsync(p, bytes ? bytes : 1, cs->pool, cs->stream);
+  }
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    *p = NULL;
+    SPS_FAIL(ctx, e == cudaErrorMemoryAllocation ? SPS_ERR_DEVICE_MEMORY : SPS_ERR_CUDA,
+             "%s: cannot allocate %zu bytes of device memory: %s", what, bytes,
+             cudaGetErrorString(e));
+  }
+  return SPS_SUCCESS;
+}
+
+static void cu_scratch_free(sps_context *ctx, void *p)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  if (!p) return;
+  if (cs->pool_state > 0)
+    cudaFreeAsync(p, cs->stream);
+  else
+    cudaFree(p);
+}
+
+static void cu_scratch_release(sps_context *ctx)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  if (cs->pool_state <= 0) return;
+  cudaStreamSynchronize(cs->stream);
+  cudaMemPoolTrimTo(cs->pool, 0);
 }
 
 static sps_status cu_upload(sps_context *ctx, void *dst, const void *src, size_t bytes)
@@ -599,7 +677,8 @@ static sps_status cu_pipecg_update(sps_context *ctx, int64_t n, double alpha, do
 /* The entries both CUDA tables share: memory, the elementwise operations and the steps that
  * reduce nothing (the distributed table below replaces every reduction with a split one). */
 #define SPS_CUDA_SHARED_OPS                                                                \
-  .name = "cuda", .malloc = cu_malloc, .free = cu_free, .upload = cu_upload,             \
+  .name = "cuda", .malloc = cu_malloc, .free = cu_free, .scratch_malloc = cu_scratch_malloc, \
+  .scratch_free = cu_scratch_free, .scratch_release = cu_scratch_release, .upload = cu_upload, \
   .download = cu_download, .copy_bytes = cu_copy_bytes, .synchronize = cu_synchronize,   \
   .check_memory = cu_check_memory, .fill = cu_fill, .copy = cu_copy, .scal = cu_scal,    \
   .axpy = cu_axpy, .axpby = cu_axpby, .pointwise_mult = cu_pointwise_mult,               \

@@ -38,6 +38,11 @@ struct sps_cuda_state {
    * room for them and a state block. */
   double *dist_partials;
   double *dist_host;
+  /* The scratch pool (sps_scratch_alloc): made at the first scratch allocation; pool_state 0
+   * not yet, 1 made, -1 the device has no memory pools (scratch is then plain cudaMalloc). */
+  cudaMemPool_t pool;
+  int pool_state;
+  int device; /* the CUDA device of the context */
 };
 
 static inline struct sps_cuda_state *sps_cuda(const sps_context *ctx)

@@ -63,6 +63,16 @@ sps_status sps_error_vset(sps_context *ctx, sps_status code, const char *fmt, va
  * test hook below sees them all; all of them are released with sps_host_free.
  */
 sps_status sps_host_alloc(sps_context *ctx, void **p, size_t count, size_t size, const char *what);
+/*
+ * Scratch memory in the context's space (core/scratch.c): what one setup allocates and frees
+ * again before it returns (the multigrid setup's temporaries, the sparse product's). On CUDA
+ * from a stream-ordered pool, so neither the allocation nor the free waits for the device; use
+ * it on the context's stream only; free it with sps_scratch_free (never the backend's free),
+ * and call sps_scratch_release when the setup ends. Elsewhere the backend's malloc and free.
+ */
+sps_status sps_scratch_alloc(sps_context *ctx, void **p, size_t bytes, const char *what);
+void sps_scratch_free(sps_context *ctx, void *p);
+void sps_scratch_release(sps_context *ctx);
 sps_status sps_host_calloc(sps_context *ctx, void **p, size_t count, size_t size, const char *what);
 /* *p <- a block of bytes (a multiple of align, a power of two) aligned to align. */
 sps_status sps_host_alloc_aligned(sps_context *ctx, void **p, size_t align, size_t bytes,
@@ -101,6 +111,13 @@ typedef struct sps_backend {
   /* Memory in the context's space. */
   sps_status (*malloc)(sps_context *ctx, void **p, size_t bytes, const char *what);
   void (*free)(sps_context *ctx, void *p);
+  /* Scratch: memory that lives within one setup and is freed in the order of the context's
+   * stream (CUDA: a stream-ordered pool of the context's, allocated and freed without a device
+   * synchronisation; core/scratch.c). release returns what the pool keeps to the device.
+   * Optional: without them sps_scratch_* use malloc and free. */
+  sps_status (*scratch_malloc)(sps_context *ctx, void **p, size_t bytes, const char *what);
+  void (*scratch_free)(sps_context *ctx, void *p);
+  void (*scratch_release)(sps_context *ctx);
   sps_status (*upload)(sps_context *ctx, void *dst, const void *host_src, size_t bytes);
   sps_status (*download)(sps_context *ctx, void *host_dst, const void *src, size_t bytes);
   sps_status (*copy_bytes)(sps_context *ctx, void *dst, const void *src, size_t bytes);

@@ -15,6 +15,7 @@ libspsolve_la_SOURCES += \
 	%reldir%/csr_matvec.h \
 	%reldir%/error.c \
 	%reldir%/memory.c \
+	%reldir%/scratch.c \
 	%reldir%/context.c \
 	%reldir%/backend_cpu.c \
 	%reldir%/omp_csum.h \

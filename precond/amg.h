@@ -21,14 +21,18 @@ enum { AMG_CYCLE_V = 1, AMG_CYCLE_W = 2, AMG_CYCLE_F = 3 };
 /*
  * An m x n CSR matrix in the context's memory (device arrays on a CUDA context, host arrays on
  * the CPU), sorted columns: the form in which the setup passes operators from step to step.
- * Arrays from ctx->be->malloc (amg_csr_alloc), released by amg_csr_free; a view (amg_csr_of)
- * borrows a library matrix's arrays and is not freed.
+ * Arrays from sps_scratch_alloc (amg_csr_alloc; the setup's temporaries, which on a GPU come
+ * from a stream-ordered pool) or from the sparse product (the backend's malloc), released by
+ * amg_csr_free either way; a view (amg_csr_of) borrows a library matrix's arrays and is not
+ * freed. amg_csr_adopt moves scratch arrays into the backend's memory first.
  */
 typedef struct amg_csr {
   int64_t nrows, ncols, nnz;
   int64_t *rp;
   int32_t *ci;
   double *v;
+  int scratch; /* 1: the arrays are scratch (sps_scratch_alloc: amg_csr_alloc*); 0: the
+                  backend's malloc (the sparse product's results) or a view */
 } amg_csr;
 
 /*
@@ -49,6 +53,7 @@ typedef struct amg_level {
   sps_spmv_plan *Pplan, *Rplan;
   sps_matrix *Ainv; /* coarsest level: its operator's dense (generalised) inverse */
   sps_spmv_plan *Ainvplan;
+  double *work;         /* one allocation holding the vectors below (level_vectors) */
   double *dinv;         /* n: the smoother's diagonal, 1/a_ii (Chebyshev, Gauss-Seidel) or
                            sign(a_ii)/||row||_1 (l1-Jacobi) */
   double *x, *b;        /* n: this level's iterate and right-hand side (l >= 1) */

@@ -28,7 +28,6 @@ sps_status amg_classical_prolongator(sps_precond *pc, int l, const amg_csr *H, a
                                      int64_t *nc)
 {
   sps_context *ctx = pc->ctx;
-  const sps_backend *be = ctx->be;
   const sps_precond_params *prm = &pc->params;
   const int64_t n = H->nrows;
   const size_t nn = (size_t)(n > 0 ? n : 1);
@@ -51,9 +50,9 @@ sps_status amg_classical_prolongator(sps_precond *pc, int l, const amg_csr *H, a
   SPS_TRY(amg_csr_transpose(ctx, &S, &ST, 0));
   SPS_TRY(amg_phase_end(pc, AMG_PHASE_STRENGTH));
   /* 2. PMIS */
-  SPS_TRY(be->malloc(ctx, (void **)&key, nn * sizeof *key, "AMG C/F splitting"));
-  SPS_TRY(be->malloc(ctx, (void **)&newc, nn, "AMG C/F splitting"));
-  SPS_TRY(be->malloc(ctx, (void **)&word, sizeof *word, "AMG C/F splitting"));
+  SPS_TRY(sps_scratch_alloc(ctx, (void **)&key, nn * sizeof *key, "AMG C/F splitting"));
+  SPS_TRY(sps_scratch_alloc(ctx, (void **)&newc, nn, "AMG C/F splitting"));
+  SPS_TRY(sps_scratch_alloc(ctx, (void **)&word, sizeof *word, "AMG C/F splitting"));
   SPS_TRY(AMG_STEP(ctx, cls_pmis_init, n, ST.rp, key, word));
   SPS_TRY(amg_read_word(ctx, word, &undecided));
   while (undecided > 0) {
@@ -66,8 +65,8 @@ sps_status amg_classical_prolongator(sps_precond *pc, int l, const amg_csr *H, a
                    before);
   }
   amg_csr_free(ctx, &ST);
-  SPS_TRY(be->malloc(ctx, (void **)&flag, (nn + 1) * sizeof *flag, "AMG C points"));
-  SPS_TRY(be->malloc(ctx, (void **)&cnum, (nn + 1) * sizeof *cnum, "AMG coarse numbers"));
+  SPS_TRY(sps_scratch_alloc(ctx, (void **)&flag, (nn + 1) * sizeof *flag, "AMG C points"));
+  SPS_TRY(sps_scratch_alloc(ctx, (void **)&cnum, (nn + 1) * sizeof *cnum, "AMG coarse numbers"));
   SPS_TRY(AMG_STEP(ctx, cls_cflags, n, key, flag));
   SPS_TRY(AMG_STEP(ctx, cls_cflags, n, key, cnum));
   SPS_TRY(amg_scan(ctx, cnum, n, nc));
@@ -105,6 +104,6 @@ cleanup:
   amg_csr_free(ctx, &Ch);
   void *v[] = {key, newc, flag, cnum, word};
   for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
-    if (v[k]) be->free(ctx, v[k]);
+    sps_scratch_free(ctx, v[k]);
   return st;
 }

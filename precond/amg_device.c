@@ -33,14 +33,15 @@ sps_status amg_csr_alloc_rows(sps_context *ctx, amg_csr *M, int64_t nrows, int64
   memset(M, 0, sizeof *M);
   M->nrows = nrows;
   M->ncols = ncols;
-  return ctx->be->malloc(ctx, (void **)&M->rp, ((size_t)nrows + 1) * sizeof(int64_t), what);
+  M->scratch = 1;
+  return sps_scratch_alloc(ctx, (void **)&M->rp, ((size_t)nrows + 1) * sizeof(int64_t), what);
 }
 
 sps_status amg_csr_alloc_entries(sps_context *ctx, amg_csr *M, int values, const char *what)
 {
-  SPS_CHECK(ctx->be->malloc(ctx, (void **)&M->ci, at_least_one(M->nnz) * sizeof(int32_t), what));
+  SPS_CHECK(sps_scratch_alloc(ctx, (void **)&M->ci, at_least_one(M->nnz) * sizeof(int32_t), what));
   if (values)
-    SPS_CHECK(ctx->be->malloc(ctx, (void **)&M->v, at_least_one(M->nnz) * sizeof(double), what));
+    SPS_CHECK(sps_scratch_alloc(ctx, (void **)&M->v, at_least_one(M->nnz) * sizeof(double), what));
   return SPS_SUCCESS;
 }
 
@@ -54,9 +55,14 @@ sps_status amg_csr_alloc(sps_context *ctx, amg_csr *M, int64_t nrows, int64_t nc
 
 void amg_csr_free(sps_context *ctx, amg_csr *M)
 {
-  if (M->rp) ctx->be->free(ctx, M->rp);
-  if (M->ci) ctx->be->free(ctx, M->ci);
-  if (M->v) ctx->be->free(ctx, M->v);
+  void *a[] = {M->rp, M->ci, M->v};
+  for (int k = 0; k < 3; k++)
+    if (a[k]) {
+      if (M->scratch)
+        sps_scratch_free(ctx, a[k]);
+      else
+        ctx->be->free(ctx, a[k]);
+    }
   memset(M, 0, sizeof *M);
 }
 
@@ -70,6 +76,7 @@ amg_csr amg_csr_of(const sps_matrix *M)
   c.rp = dev ? M->d_rowptr : M->rowptr;
   c.ci = dev ? M->d_colind : M->colind;
   c.v = dev ? M->d_values : M->values;
+  c.scratch = 0;
   return c;
 }
 
@@ -98,11 +105,11 @@ sps_status amg_scan(sps_context *ctx, int64_t *count, int64_t n, int64_t *total)
     size_t bytes = 0;
     void *tmp = NULL;
     SPS_CHECK(amg_cuda_status(ctx, sps_cuda_spgemm_scan(s, NULL, &bytes, count, n + 1), "scan"));
-    SPS_CHECK(ctx->be->malloc(ctx, &tmp, bytes > 0 ? bytes : 1, "amg setup: scan scratch"));
+    SPS_CHECK(sps_scratch_alloc(ctx, &tmp, bytes > 0 ? bytes : 1, "amg setup: scan scratch"));
     sps_status st =
         amg_cuda_status(ctx, sps_cuda_spgemm_scan(s, tmp, &bytes, count, n + 1), "scan");
     if (!st) st = ctx->be->download(ctx, total, count + n, sizeof *total);
-    ctx->be->free(ctx, tmp);
+    sps_scratch_free(ctx, tmp);
     return st;
   }
 #endif
@@ -129,16 +136,15 @@ sps_status amg_csr_transpose(sps_context *ctx, const amg_csr *M, amg_csr *T, int
   SPS_TRY(amg_csr_alloc_entries(ctx, T, values, "amg setup: transpose"));
 #ifdef SPS_HAVE_CUDA
   if (ctx->kind == SPS_DEVICE_CUDA) {
-    const sps_backend *be = ctx->be;
     const cudaStream_t s = sps_cuda(ctx)->stream;
     int32_t *rows = NULL, *keys = NULL, *idx = NULL, *perm = NULL;
     void *tmp = NULL;
     size_t bytes = 0, need = 0;
     const size_t nz = at_least_one(M->nnz) * sizeof(int32_t);
-    st = be->malloc(ctx, (void **)&rows, nz, "amg setup: transpose rows");
-    if (!st) st = be->malloc(ctx, (void **)&keys, nz, "amg setup: transpose keys");
-    if (!st) st = be->malloc(ctx, (void **)&idx, nz, "amg setup: transpose entries");
-    if (!st) st = be->malloc(ctx, (void **)&perm, nz, "amg setup: transpose entries");
+    st = sps_scratch_alloc(ctx, (void **)&rows, nz, "amg setup: transpose rows");
+    if (!st) st = sps_scratch_alloc(ctx, (void **)&keys, nz, "amg setup: transpose keys");
+    if (!st) st = sps_scratch_alloc(ctx, (void **)&idx, nz, "amg setup: transpose entries");
+    if (!st) st = sps_scratch_alloc(ctx, (void **)&perm, nz, "amg setup: transpose entries");
     if (!st)
       st = amg_cuda_status(
           ctx, sps_cuda_tr_count(s, M->nrows, M->ncols, M->nnz, M->rp, M->ci, T->rp, rows, idx),
@@ -149,7 +155,7 @@ sps_status amg_csr_transpose(sps_context *ctx, const amg_csr *M, amg_csr *T, int
       st = amg_cuda_status(
           ctx, sps_cuda_tr_sort(s, NULL, &need, M->ncols, M->nnz, M->ci, keys, idx, perm), "sort");
     if (need > bytes) bytes = need;
-    if (!st) st = be->malloc(ctx, &tmp, bytes > 0 ? bytes : 1, "amg setup: transpose scratch");
+    if (!st) st = sps_scratch_alloc(ctx, &tmp, bytes > 0 ? bytes : 1, "amg setup: transpose scratch");
     if (!st)
       st = amg_cuda_status(ctx, sps_cuda_spgemm_scan(s, tmp, &bytes, T->rp, M->ncols + 1), "scan");
     if (!st)
@@ -159,11 +165,11 @@ sps_status amg_csr_transpose(sps_context *ctx, const amg_csr *M, amg_csr *T, int
       st = amg_cuda_status(
           ctx, sps_cuda_tr_gather(s, M->nnz, perm, rows, values ? M->v : NULL, T->ci, T->v),
           "transpose gather");
-    be->free(ctx, rows);
-    be->free(ctx, keys);
-    be->free(ctx, idx);
-    be->free(ctx, perm);
-    be->free(ctx, tmp);
+    sps_scratch_free(ctx, rows);
+    sps_scratch_free(ctx, keys);
+    sps_scratch_free(ctx, idx);
+    sps_scratch_free(ctx, perm);
+    sps_scratch_free(ctx, tmp);
     if (st) goto cleanup;
     return SPS_SUCCESS;
   }
@@ -186,6 +192,24 @@ sps_status amg_csr_product(sps_context *ctx, const amg_csr *A, const amg_csr *B,
 
 sps_status amg_csr_adopt(sps_context *ctx, amg_csr *M, sps_matrix **out)
 {
+  if (M->scratch && ctx->be->scratch_malloc) {
+    /* scratch goes back to its pool: the matrix gets arrays of the backend's own */
+    amg_csr K = {M->nrows, M->ncols, M->nnz, NULL, NULL, NULL, 0};
+    const size_t rb = ((size_t)M->nrows + 1) * sizeof(int64_t);
+    const size_t cb = at_least_one(M->nnz) * sizeof(int32_t), vb = at_least_one(M->nnz) * sizeof(double);
+    sps_status st = ctx->be->malloc(ctx, (void **)&K.rp, rb, "AMG level matrix");
+    if (!st) st = ctx->be->malloc(ctx, (void **)&K.ci, cb, "AMG level matrix");
+    if (!st) st = ctx->be->malloc(ctx, (void **)&K.v, vb, "AMG level matrix");
+    if (!st) st = ctx->be->copy_bytes(ctx, K.rp, M->rp, rb);
+    if (!st) st = ctx->be->copy_bytes(ctx, K.ci, M->ci, cb);
+    if (!st) st = ctx->be->copy_bytes(ctx, K.v, M->v, vb);
+    amg_csr_free(ctx, M);
+    if (st) {
+      amg_csr_free(ctx, &K);
+      return st;
+    }
+    *M = K;
+  }
   sps_status st = sps_matrix_adopt_device_csr(ctx, out, M->nrows, M->ncols, M->rp, M->ci, M->v,
                                               SPS_SYMMETRY_GENERAL);
   memset(M, 0, sizeof *M);

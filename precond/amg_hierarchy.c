@@ -89,12 +89,8 @@ void amg_data_free(sps_context *ctx, amg_data *d)
     drop(&L->P);
     drop(&L->R);
     drop(&L->Ainv);
-    double **v[] = {&L->dinv, &L->x, &L->b, &L->r, &L->e, &L->t};
-    for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
-      if (*v[k]) {
-        ctx->be->free(ctx, *v[k]);
-        *v[k] = NULL;
-      }
+    if (L->work) ctx->be->free(ctx, L->work);
+    L->work = L->dinv = L->x = L->b = L->r = L->e = L->t = NULL;
     if (L->order) ctx->be->free(ctx, L->order);
     L->order = NULL;
     sps_host_free(L->color_start);
@@ -103,19 +99,23 @@ void amg_data_free(sps_context *ctx, amg_data *d)
   sps_spmv_plan_destroy(&d->own_plan0);
 }
 
-/* The work vectors of level l. */
+/* The work vectors of level l (dinv, r, e, t, and x, b below level 0) in one allocation, each
+ * starting on a 256-byte boundary. */
 static sps_status level_vectors(sps_context *ctx, amg_level *L, int l)
 {
-  const sps_backend *be = ctx->be;
-  const size_t bytes = (size_t)(L->n > 0 ? L->n : 1) * sizeof(double);
-  SPS_CHECK(be->malloc(ctx, (void **)&L->dinv, bytes, "AMG smoother diagonal"));
+  const size_t stride = ((size_t)(L->n > 0 ? L->n : 1) + 31) / 32 * 32;
+  const size_t count = l > 0 ? 6 : 4;
+  SPS_CHECK(ctx->be->malloc(ctx, (void **)&L->work, count * stride * sizeof(double),
+                            "AMG level work vectors"));
+  double *w = L->work;
+  L->dinv = w;
+  L->r = w + stride;
+  L->e = w + 2 * stride;
+  L->t = w + 3 * stride;
   if (l > 0) {
-    SPS_CHECK(be->malloc(ctx, (void **)&L->x, bytes, "AMG level iterate"));
-    SPS_CHECK(be->malloc(ctx, (void **)&L->b, bytes, "AMG level right-hand side"));
+    L->x = w + 4 * stride;
+    L->b = w + 5 * stride;
   }
-  SPS_CHECK(be->malloc(ctx, (void **)&L->r, bytes, "AMG level residual"));
-  SPS_CHECK(be->malloc(ctx, (void **)&L->e, bytes, "AMG level Chebyshev step"));
-  SPS_CHECK(be->malloc(ctx, (void **)&L->t, bytes, "AMG level product"));
   return SPS_SUCCESS;
 }
 
@@ -292,13 +292,13 @@ sps_status amg_hierarchy_build(sps_precond *pc, const sps_matrix *A, amg_data *d
   d->level = 0;
   d->mark = sps_wtime();
 
-  SPS_TRY(be->malloc(ctx, (void **)&hdinv, bytes0, "AMG inverse diagonal"));
-  SPS_TRY(be->malloc(ctx, (void **)&dsq, bytes0, "AMG Lanczos D^-1/2"));
-  SPS_TRY(be->malloc(ctx, (void **)&y, bytes0, "AMG Lanczos vector"));
-  SPS_TRY(be->malloc(ctx, (void **)&word, sizeof *word, "AMG setup counter"));
+  SPS_TRY(sps_scratch_alloc(ctx, (void **)&hdinv, bytes0, "AMG inverse diagonal"));
+  SPS_TRY(sps_scratch_alloc(ctx, (void **)&dsq, bytes0, "AMG Lanczos D^-1/2"));
+  SPS_TRY(sps_scratch_alloc(ctx, (void **)&y, bytes0, "AMG Lanczos vector"));
+  SPS_TRY(sps_scratch_alloc(ctx, (void **)&word, sizeof *word, "AMG setup counter"));
   if (sa) {
-    SPS_TRY(be->malloc(ctx, (void **)&B, bytes0, "AMG near-null vector"));
-    SPS_TRY(be->malloc(ctx, (void **)&Bc, bytes0, "AMG near-null vector"));
+    SPS_TRY(sps_scratch_alloc(ctx, (void **)&B, bytes0, "AMG near-null vector"));
+    SPS_TRY(sps_scratch_alloc(ctx, (void **)&Bc, bytes0, "AMG near-null vector"));
     SPS_TRY(be->fill(ctx, n0, 1.0, B));
   }
 
@@ -409,7 +409,9 @@ cleanup:
   amg_csr_free(ctx, &Ac);
   double *v[] = {hdinv, dsq, y, B, Bc};
   for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
-    if (v[k]) be->free(ctx, v[k]);
-  if (word) be->free(ctx, word);
+    sps_scratch_free(ctx, v[k]);
+  sps_scratch_free(ctx, word);
+  /* what the setup's scratch pool keeps goes back to the device */
+  sps_scratch_release(ctx);
   return st;
 }

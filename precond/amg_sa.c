@@ -30,7 +30,6 @@ sps_status amg_sa_prolongator(sps_precond *pc, int l, const amg_csr *H, const do
                               const double *dinv, double omega, amg_csr *P, int64_t *nc)
 {
   sps_context *ctx = pc->ctx;
-  const sps_backend *be = ctx->be;
   const sps_precond_params *prm = &pc->params;
   const int64_t n = H->nrows;
   sps_status st = SPS_SUCCESS;
@@ -38,7 +37,7 @@ sps_status amg_sa_prolongator(sps_precond *pc, int l, const amg_csr *H, const do
   int32_t *agg = NULL;
   memset(P, 0, sizeof *P);
   *nc = 0;
-  SPS_TRY(be->malloc(ctx, (void **)&agg, (size_t)(n > 0 ? n : 1) * sizeof *agg, "AMG aggregates"));
+  SPS_TRY(sps_scratch_alloc(ctx, (void **)&agg, (size_t)(n > 0 ? n : 1) * sizeof *agg, "AMG aggregates"));
   SPS_TRY(sps_amg_aggregate_device(ctx, n, H->rp, H->ci, H->v, amg_level_theta(prm, l), agg, nc));
   SPS_TRY(amg_phase_end(pc, AMG_PHASE_SPLITTING));
   if (*nc == 0) goto cleanup;
@@ -74,6 +73,6 @@ cleanup:
   amg_csr_free(ctx, &T);
   amg_csr_free(ctx, &Tt);
   amg_csr_free(ctx, &AT);
-  if (agg) be->free(ctx, agg);
+  sps_scratch_free(ctx, agg);
   return st;
 }

@@ -212,10 +212,10 @@ static sps_status spgemm_cuda(sps_context *ctx, int64_t m, int64_t n, const int6
   }
   SPS_TRY(be->malloc(ctx, (void **)&crp, ((size_t)m + 1) * sizeof *crp,
                      "sparse product: row offsets of C"));
-  SPS_TRY(be->malloc(ctx, (void **)&w.rowbin, (size_t)m, "sparse product: row bins"));
+  SPS_TRY(sps_scratch_alloc(ctx, (void **)&w.rowbin, (size_t)m, "sparse product: row bins"));
   SPS_TRY(
-      be->malloc(ctx, (void **)&w.rows, (size_t)m * sizeof *w.rows, "sparse product: row lists"));
-  SPS_TRY(be->malloc(ctx, (void **)&w.words,
+      sps_scratch_alloc(ctx, (void **)&w.rows, (size_t)m * sizeof *w.rows, "sparse product: row lists"));
+  SPS_TRY(sps_scratch_alloc(ctx, (void **)&w.words,
                      (SPS_SPGEMM_COUNTERS + SPS_SPGEMM_BINS) * sizeof(unsigned long long),
                      "sparse product: bin counters"));
   /* Count: crp[i] <- the length of row i (crp[m] <- 0), then the exclusive prefix sum. */
@@ -228,7 +228,7 @@ static sps_status spgemm_cuda(sps_context *ctx, int64_t m, int64_t n, const int6
     if (b == SPS_SPGEMM_DENSE_BIN) {
       blocks = dense_blocks(ctx, nrows, n, sizeof(unsigned));
       const size_t bytes = (size_t)blocks * (size_t)n * sizeof(unsigned);
-      SPS_TRY(be->malloc(ctx, (void **)&flags, bytes, "sparse product: column flags of long rows"));
+      SPS_TRY(sps_scratch_alloc(ctx, (void **)&flags, bytes, "sparse product: column flags of long rows"));
       SPS_TRY(cuda_ok(ctx, cudaMemsetAsync(flags, 0, bytes, s), "cudaMemsetAsync"));
     }
     SPS_TRY(cuda_ok(ctx,
@@ -237,7 +237,7 @@ static sps_status spgemm_cuda(sps_context *ctx, int64_t m, int64_t n, const int6
                     "count kernel"));
   }
   SPS_TRY(cuda_ok(ctx, sps_cuda_spgemm_scan(s, NULL, &scan_bytes, crp, m + 1), "prefix sum"));
-  SPS_TRY(be->malloc(ctx, &scan_tmp, scan_bytes, "sparse product: prefix sum scratch"));
+  SPS_TRY(sps_scratch_alloc(ctx, &scan_tmp, scan_bytes, "sparse product: prefix sum scratch"));
   SPS_TRY(cuda_ok(ctx, sps_cuda_spgemm_scan(s, scan_tmp, &scan_bytes, crp, m + 1), "prefix sum"));
   if (times) SPS_TRY(cuda_ok(ctx, cudaEventRecord(ev[1], s), "cudaEventRecord"));
   /* Fill: bins by exact length, C's arrays at their size, then the columns and values. */
@@ -250,15 +250,15 @@ static sps_status spgemm_cuda(sps_context *ctx, int64_t m, int64_t n, const int6
     if (!nrows) continue;
     int blocks = 0;
     if (b == SPS_SPGEMM_DENSE_BIN) {
-      be->free(ctx, flags);
+      sps_scratch_free(ctx, flags);
       flags = NULL;
       blocks = dense_blocks(ctx, nrows, n, sizeof(unsigned) + 2 * sizeof(double));
       const size_t cols = (size_t)blocks * (size_t)n;
-      SPS_TRY(be->malloc(ctx, (void **)&flags, cols * sizeof *flags,
+      SPS_TRY(sps_scratch_alloc(ctx, (void **)&flags, cols * sizeof *flags,
                          "sparse product: column flags of long rows"));
-      SPS_TRY(be->malloc(ctx, (void **)&dhi, cols * sizeof *dhi,
+      SPS_TRY(sps_scratch_alloc(ctx, (void **)&dhi, cols * sizeof *dhi,
                          "sparse product: column sums of long rows"));
-      SPS_TRY(be->malloc(ctx, (void **)&dlo, cols * sizeof *dlo,
+      SPS_TRY(sps_scratch_alloc(ctx, (void **)&dlo, cols * sizeof *dlo,
                          "sparse product: column errors of long rows"));
       SPS_TRY(cuda_ok(ctx, cudaMemsetAsync(flags, 0, cols * sizeof *flags, s), "cudaMemsetAsync"));
       SPS_TRY(cuda_ok(ctx, cudaMemsetAsync(dhi, 0, cols * sizeof *dhi, s), "cudaMemsetAsync"));
@@ -291,13 +291,13 @@ cleanup:
   be->free(ctx, crp);
   be->free(ctx, cci);
   be->free(ctx, cv);
-  be->free(ctx, w.rowbin);
-  be->free(ctx, w.rows);
-  be->free(ctx, w.words);
-  be->free(ctx, scan_tmp);
-  be->free(ctx, flags);
-  be->free(ctx, dhi);
-  be->free(ctx, dlo);
+  sps_scratch_free(ctx, w.rowbin);
+  sps_scratch_free(ctx, w.rows);
+  sps_scratch_free(ctx, w.words);
+  sps_scratch_free(ctx, scan_tmp);
+  sps_scratch_free(ctx, flags);
+  sps_scratch_free(ctx, dhi);
+  sps_scratch_free(ctx, dlo);
   for (int e = 0; e < 3; e++)
     if (ev[e]) cudaEventDestroy(ev[e]);
   return st;
