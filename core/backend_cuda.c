@@ -2,6 +2,7 @@
  * context's state. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "comm.h"
@@ -116,7 +117,9 @@ static void cu_free(sps_context *ctx, void *p)
  * a multigrid setup no longer pay cudaMalloc and cudaFree, whose free waits for the whole
  * device. The pool keeps up to SPS_CUDA_POOL_KEEP bytes of freed memory for reuse across the
  * setup's synchronisations; scratch_release trims it to nothing. An allocation the pool cannot
- * serve is tried once more after a trim.
+ * serve is tried once more after a trim. SPSOLVE_CUDA_POOL=0 in the environment turns the pool
+ * off (scratch is then cudaMalloc and cudaFree, as where the device has no memory pools): a
+ * switch for measuring what it saves and for tools that track cudaMalloc.
  */
 #define SPS_CUDA_POOL_KEEP ((uint64_t)1 << 31)
 
@@ -126,7 +129,9 @@ static sps_status cu_pool(sps_context *ctx)
   if (cs->pool_state) return SPS_SUCCESS;
   const int device = cs->device;
   int supported = 0;
-  if (cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, device) != cudaSuccess ||
+  const char *env = getenv("SPSOLVE_CUDA_POOL");
+  if ((env && strcmp(env, "0") == 0) ||
+      cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, device) != cudaSuccess ||
       !supported) {
     (void)cudaGetLastError();
     cs->pool_state = -1;

@@ -502,6 +502,24 @@ __global__ void gmres_dist_close_kernel(int step, const double *all, int size, i
   }
 }
 
+/* gmres_correct_dots_kernel's launch: its dynamic shared memory is h and kWarps slots of m+1
+ * pairs, 70 KB at m = 512, above the 48 KB a launch gets unless the kernel asks for more (a
+ * host-side attribute, allowed while a stream is captured). */
+cudaError_t launch_correct_dots(cudaStream_t s, unsigned grid, int64_t n, int m, double *V,
+                                int64_t ldv, double *w, sps_gmres_state *S, unsigned *ticket,
+                                int split)
+{
+  const size_t cd_bytes = (2 * kWarps + 1) * ((size_t)m + 1) * sizeof(double);
+  cudaError_t e;
+  if (cd_bytes > 48 * 1024 &&
+      (e = cudaFuncSetAttribute(gmres_correct_dots_kernel,
+                                cudaFuncAttributeMaxDynamicSharedMemorySize, (int)cd_bytes)) !=
+          cudaSuccess)
+    return e;
+  gmres_correct_dots_kernel<<<grid, kThreads, cd_bytes, s>>>(n, V, ldv, w, S, ticket, split);
+  return cudaGetLastError();
+}
+
 } // namespace
 
 extern "C" cudaError_t sps_cuda_gmres_dist_reduce(cudaStream_t s, unsigned max_blocks, int64_t n,
@@ -515,16 +533,9 @@ extern "C" cudaError_t sps_cuda_gmres_dist_reduce(cudaStream_t s, unsigned max_b
   switch (step) {
   case 0: gmres_start_norm_kernel<<<grid, kThreads, 0, s>>>(n, r, S, nullptr, 1); break;
   case 1: gmres_dots_kernel<<<grid, kThreads, 0, s>>>(n, V, ldv, w, S, nullptr, 1); break;
-  case 2: {
-    const size_t cd_bytes = (2 * kWarps + 1) * ldh * sizeof(double);
-    if (cd_bytes > 48 * 1024 &&
-        (e = cudaFuncSetAttribute(gmres_correct_dots_kernel,
-                                  cudaFuncAttributeMaxDynamicSharedMemorySize, (int)cd_bytes)) !=
-            cudaSuccess)
-      return e;
-    gmres_correct_dots_kernel<<<grid, kThreads, cd_bytes, s>>>(n, V, ldv, w, S, nullptr, 1);
+  case 2:
+    if ((e = launch_correct_dots(s, grid, n, m, V, ldv, w, S, nullptr, 1)) != cudaSuccess) return e;
     break;
-  }
   case 3:
     gmres_correct_norm_kernel<<<grid, kThreads, 4 * ldh * sizeof(double), s>>>(n, V, ldv, w, S,
                                                                                 nullptr, 1);
@@ -585,16 +596,7 @@ extern "C" cudaError_t sps_cuda_gmres_arnoldi(cudaStream_t s, unsigned max_block
   cudaError_t e;
   gmres_dots_kernel<<<grid, kThreads, 0, s>>>(n, V, ldv, w, S, ticket, 0);
   if ((e = cudaGetLastError()) != cudaSuccess) return e;
-  /* h and kWarps slots of m+1 pairs: 70 KB at m = 512, above the 48 KB a launch gets unless
-   * the kernel asks for more (a host-side attribute, allowed while a stream is captured). */
-  const size_t cd_bytes = (2 * kWarps + 1) * ldh * sizeof(double);
-  if (cd_bytes > 48 * 1024 &&
-      (e = cudaFuncSetAttribute(gmres_correct_dots_kernel,
-                                cudaFuncAttributeMaxDynamicSharedMemorySize, (int)cd_bytes)) !=
-          cudaSuccess)
-    return e;
-  gmres_correct_dots_kernel<<<grid, kThreads, cd_bytes, s>>>(n, V, ldv, w, S, ticket, 0);
-  if ((e = cudaGetLastError()) != cudaSuccess) return e;
+  if ((e = launch_correct_dots(s, grid, n, m, V, ldv, w, S, ticket, 0)) != cudaSuccess) return e;
   gmres_correct_norm_kernel<<<grid, kThreads, 4 * ldh * sizeof(double), s>>>(n, V, ldv, w, S,
                                                                              ticket, 0);
   if ((e = cudaGetLastError()) != cudaSuccess) return e;
