@@ -113,6 +113,34 @@ static sps_status cpu_dot(sps_context *ctx, int64_t n, const double *x, const do
   return SPS_SUCCESS;
 }
 
+static sps_status cpu_dot_store(sps_context *ctx, int64_t n, const double *x, const double *y,
+                                double *out)
+{
+  return cpu_dot(ctx, n, x, y, out);
+}
+
+/* out[0] <- the rounded compensated sum of x_i^2, out[1] <- max |x_i| (NaN when some x_i is
+ * NaN): cpu_nrm2's first pass, over the ranks as it is. */
+static sps_status cpu_sumsq_store(sps_context *ctx, int64_t n, const double *x, double *out)
+{
+  sps_csum ss = sps_csum_zero();
+  double amax = 0.0;
+  int nan = 0;
+#pragma omp parallel for schedule(static) reduction(csum : ss) reduction(max : amax) \
+    reduction(|| : nan) if (n > SPS_OMP_MIN)
+  for (int64_t i = 0; i < n; i++) {
+    const double a = fabs(x[i]);
+    sps_csum_add(&ss, x[i] * x[i]);
+    if (a > amax) amax = a;
+    if (a != a) nan = 1;
+  }
+  double mx[2] = {amax, nan ? 1.0 : 0.0};
+  SPS_CHECK(sps_comm_sum(ctx, &ss, 1, mx, 2));
+  out[0] = sps_csum_value(ss);
+  out[1] = mx[1] != 0.0 ? NAN : mx[0];
+  return SPS_SUCCESS;
+}
+
 /*
  * ||x||: the compensated sum of the squares and max |x_i| in one pass; a second pass sums
  * (x_i 2^-e)^2 when max |x_i| is too large or too small for the squares (core/nrm2_scale.h).
@@ -635,6 +663,8 @@ const sps_backend sps_backend_cpu = {
     .gather = cpu_gather,
     .dot = cpu_dot,
     .nrm2 = cpu_nrm2,
+    .dot_store = cpu_dot_store,
+    .sumsq_store = cpu_sumsq_store,
     .gemv_t = cpu_gemv_t,
     .gemv_n = cpu_gemv_n,
     .cg_alpha = cpu_cg_alpha,

@@ -316,6 +316,24 @@ static sps_status cu_sumsq(sps_context *ctx, int64_t n, const double *x, double 
   return SPS_SUCCESS;
 }
 
+/* dot and nrm2's first pass with their results left in device memory (out), not waited for. */
+static sps_status cu_dot_store(sps_context *ctx, int64_t n, const double *x, const double *y,
+                               double *out)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_dot(cs->stream, cs->reduce_blocks, n, x, y, cs->partials,
+                                    cs->ticket, out));
+  return SPS_SUCCESS;
+}
+
+static sps_status cu_sumsq_store(sps_context *ctx, int64_t n, const double *x, double *out)
+{
+  struct sps_cuda_state *cs = sps_cuda(ctx);
+  SPS_CUDA_LAUNCH(ctx, sps_cuda_nrm2(cs->stream, cs->reduce_blocks, n, x, 1.0, cs->partials,
+                                     cs->ticket, out));
+  return SPS_SUCCESS;
+}
+
 /* ||x||: sqrt(x.x) in range, else 2^e ||2^-e x|| by a second pass, as on the CPU backend
  * (core/nrm2_scale.h). */
 static sps_status cu_nrm2(sps_context *ctx, int64_t n, const double *x, double *result)
@@ -696,6 +714,8 @@ const sps_backend sps_backend_cuda = {
     SPS_CUDA_SHARED_OPS,
     .dot = cu_dot,
     .nrm2 = cu_nrm2,
+    .dot_store = cu_dot_store,
+    .sumsq_store = cu_sumsq_store,
     .gemv_t = cu_gemv_t,
     .cg_alpha = cu_cg_alpha,
     .cg_update = cu_cg_update,

@@ -140,6 +140,18 @@ typedef struct sps_backend {
   sps_status (*dot)(sps_context *ctx, int64_t n, const double *x, const double *y,
                     double *result);                                              /* x . y */
   sps_status (*nrm2)(sps_context *ctx, int64_t n, const double *x, double *result); /* ||x||_2 */
+  /*
+   * The same reductions left in the context's memory, without waiting for them (the multigrid
+   * setup's Lanczos steps, precond/amg_spectrum.c, whose scalars then stay on the device).
+   * Optional; both or none. Rounded as dot and as nrm2's first pass:
+   *   dot_store    out[0] <- x . y
+   *   sumsq_store  out[0] <- sum x_i^2 (compensated, rounded), out[1] <- max |x_i| (NaN when
+   *                some x_i is NaN); sqrt(out[0]) is ||x|| unless sps_nrm2_scale_exponent(out[1])
+   *                asks for a scaled second pass (core/nrm2_scale.h)
+   */
+  sps_status (*dot_store)(sps_context *ctx, int64_t n, const double *x, const double *y,
+                          double *out);
+  sps_status (*sumsq_store)(sps_context *ctx, int64_t n, const double *x, double *out);
   /* Dense column blocks V (n x k, leading dimension ldv), for GMRES Gram-Schmidt. Both
    * backends sum a row of V h in column order, SPS_GEMV_CHUNK columns at a time. */
   sps_status (*gemv_t)(sps_context *ctx, int64_t n, int k, const double *V, int64_t ldv,

@@ -28,9 +28,15 @@
 /*
  * The exponent e of the scale for a vector whose largest |x_i| is amax: 0 when no scaling is
  * needed (amax in the safe range, 0, NaN or Inf), else e with amax = f 2^e, f in [0.5, 1),
- * kept within [-1022, 1022] so that 2^-e and 2^e are normal doubles.
+ * kept within [-1022, 1022] so that 2^-e and 2^e are normal doubles. Callable from CUDA
+ * kernels as well (precond/cuda/amg_lanczos.cu).
  */
-static inline int sps_nrm2_scale_exponent(double amax)
+#if defined(__CUDACC__)
+#define SPS_NRM2_HD __host__ __device__
+#else
+#define SPS_NRM2_HD
+#endif
+static inline SPS_NRM2_HD int sps_nrm2_scale_exponent(double amax)
 {
   if (!(amax > 0.0) || isinf(amax)) return 0;
   if (amax >= SPS_NRM2_SAFE_MIN && amax <= SPS_NRM2_SAFE_MAX) return 0;

@@ -51,6 +51,7 @@ libspsolve_la_SOURCES += \
 	%reldir%/ref/spgemm.c \
 	%reldir%/ref/aggregate.c \
 	%reldir%/ref/amg_level.c \
+	%reldir%/ref/amg_lanczos.c \
 	%reldir%/ref/amg_smooth.c \
 	%reldir%/ref/amg_classical.c \
 	%reldir%/ref/mcgs.c
@@ -66,6 +67,7 @@ libspsolve_la_SOURCES += \
 	%reldir%/cuda/aggregate.cu \
 	%reldir%/cuda/transpose.cu \
 	%reldir%/cuda/amg_level.cu \
+	%reldir%/cuda/amg_lanczos.cu \
 	%reldir%/cuda/amg_smooth.cu \
 	%reldir%/cuda/amg_classical.cu \
 	%reldir%/cuda/mcgs.cu

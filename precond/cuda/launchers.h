@@ -243,6 +243,16 @@ cudaError_t sps_cuda_amg_cheby_first(cudaStream_t s, int64_t n, const double *di
                                      double *x);
 cudaError_t sps_cuda_amg_cheby_step(cudaStream_t s, int64_t n, const double *dinv, const double *t,
                                     double a, double b, double *sv, double *e, double *x);
+/* The Lanczos steps with their scalars in device memory (precond/cuda/amg_lanczos.cu), the
+ * reference steps of the same names in precond/ref/kernels.h. */
+cudaError_t sps_cuda_amg_lanczos_start(cudaStream_t s, int64_t n, const double *sq, double *flag,
+                                       double *v);
+cudaError_t sps_cuda_amg_lanczos_residual(cudaStream_t s, int64_t n, const double *dsq,
+                                          const double *beta, const double *vold, double *w);
+cudaError_t sps_cuda_amg_lanczos_orth(cudaStream_t s, int64_t n, const double *alpha,
+                                      const double *v, double *w);
+cudaError_t sps_cuda_amg_lanczos_next(cudaStream_t s, int64_t n, const double *sq, double *beta,
+                                      double *flag, const double *w, double *v, double *vold);
 cudaError_t sps_cuda_amg_trunc_count(cudaStream_t s, int64_t n, const int64_t *rp, const double *v,
                                      const int64_t *flag, double tf, int pm, int64_t *count);
 cudaError_t sps_cuda_amg_trunc_fill(cudaStream_t s, int64_t n, const int64_t *rp,

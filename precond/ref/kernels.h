@@ -2,9 +2,11 @@
 #ifndef SPS_PRECOND_REF_KERNELS_H
 #define SPS_PRECOND_REF_KERNELS_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include "../../core/compensated_sum.h"
+#include "../../core/nrm2_scale.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -224,6 +226,22 @@ void sps_ref_amg_cheby_first(int64_t n, const double *dinv, const double *src, d
                              double *s, double *e, double *x);
 void sps_ref_amg_cheby_step(int64_t n, const double *dinv, const double *t, double a, double b,
                             double *s, double *e, double *x);
+/*
+ * The Lanczos steps of the spectral radius estimate with their scalars in the context's memory
+ * (precond/amg_spectrum.c; precond/ref/amg_lanczos.c), each one pass over n entries with the
+ * IEEE operations of the backend operations it replaces. sq: the sums of sumsq_store (sum x_i^2,
+ * max |x_i|); with b = sqrt(sq[0]) (sps_amg_lanczos_norm; *flag <- 1 when nrm2 would scale):
+ *   lanczos_start     v_i <- (1/b) v_i
+ *   lanczos_residual  w_i <- -beta vold_i + dsq_i w_i          (w = S v - beta_j v_old)
+ *   lanczos_orth      w_i <- -alpha v_i + w_i
+ *   lanczos_next      *beta <- b; vold_i <- v_i, v_i <- (1/b) w_i
+ */
+void sps_ref_amg_lanczos_start(int64_t n, const double *sq, double *flag, double *v);
+void sps_ref_amg_lanczos_residual(int64_t n, const double *dsq, const double *beta,
+                                  const double *vold, double *w);
+void sps_ref_amg_lanczos_orth(int64_t n, const double *alpha, const double *v, double *w);
+void sps_ref_amg_lanczos_next(int64_t n, const double *sq, double *beta, double *flag,
+                              const double *w, double *v, double *vold);
 void sps_ref_amg_trunc_count(int64_t n, const int64_t *rp, const double *v, const int64_t *flag,
                              double tf, int pm, int64_t *count);
 void sps_ref_amg_trunc_fill(int64_t n, const int64_t *rp, const int32_t *ci, const double *v,
@@ -237,6 +255,16 @@ void sps_ref_amg_filter_fill(int64_t n, const int64_t *rp, const int32_t *ci, co
 
 /* The largest pm of a truncation (amg.interp_max). */
 #define SPS_AMG_TRUNC_MAX 16
+
+/* sqrt(sq[0]) of a sumsq_store's sums (sum x_i^2, max |x_i|): the norm nrm2 gives unless max
+ * |x_i| asks it for a scaled second pass (core/nrm2_scale.h), which *flag reports (1, else 0). */
+static inline SPS_AGG_HD double sps_amg_lanczos_norm(const double *sq, double *flag)
+{
+  const double amax = sq[1];
+  const int e = amax != amax ? 0 : sps_nrm2_scale_exponent(amax);
+  *flag = e != 0 ? 1.0 : 0.0;
+  return sqrt(sq[0]);
+}
 
 /* v_i of sps_ref_amg_random: the (i + 1)-th draw of sps_splitmix64_sym from state seed. */
 static inline SPS_AGG_HD double sps_amg_random_draw(uint64_t seed, int64_t i)
