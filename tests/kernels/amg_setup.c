@@ -1,6 +1,6 @@
 /* amg_setup.c: the multigrid setup's steps (precond/ref/amg_level.c, amg_classical.c, mcgs.c and the transpose) and the smoother's fused updates (amg_smooth.c) against their definitions; built once for the CPU and once (SPS_TEST_GPU) to hold each CUDA kernel to its CPU reference, element for element and bit for bit.
  * Sharded by SPS_TEST_SHARD (tests/testlib.h): each step (level, classical with a theta, colouring)
- * on each matrix is a case, and each Chebyshev size and start; the matrices are made (and the
+ * on each matrix is a case, and each Chebyshev size and start, and each Lanczos size; the matrices are made (and the
  * random ones drawn) in every shard, but a shared matrix is read only by a shard with its cases. */
 
 #include "../../precond/aggregate.h"
@@ -23,7 +23,9 @@
  *   Gauss-Seidel colour rounds, colour count, order, and a sweep of each colour (1 and 4
  *               lanes);
  *   smoother    the Chebyshev smoother's fused updates (check_cheby: also against the separate
- *               operations they replace).
+ *               operations they replace);
+ *   Lanczos     the spectral estimate's steps with their scalars in memory (check_lanczos: also
+ *               against the operations they replace, and dot_store and sumsq_store).
  * On the CPU the same run compares the reference with itself, so the CPU build checks instead
  * properties written here independently of the references: S is the set of the definition
  * (recomputed here with a plain loop over each row); the PMIS split leaves no row undecided,
@@ -259,7 +261,7 @@ static int64_t scan_both(buf *count, int64_t n)
 static bmat transpose_both(const char *name, const bmat *M, int values)
 {
   amg_csr d = {
-      M->n, M->m, M->nnz, D(M->rp, int64_t), D(M->ci, int32_t), values ? D(M->v, double) : NULL};
+      M->n, M->m, M->nnz, D(M->rp, int64_t), D(M->ci, int32_t), values ? D(M->v, double) : NULL, 0};
   amg_csr t;
   if (amg_csr_transpose(dev, &d, &t, values))
     sps_bail("transpose: %s", sps_context_last_error(dev));
@@ -307,8 +309,8 @@ static bmat transpose_both(const char *name, const bmat *M, int values)
 /* The product M2 M1 on both sides (sps_spgemm_device on dev; the reference on the host). */
 static bmat product_both(const char *name, const bmat *A, const bmat *B)
 {
-  amg_csr a = {A->n, A->m, A->nnz, D(A->rp, int64_t), D(A->ci, int32_t), D(A->v, double)};
-  amg_csr b = {B->n, B->m, B->nnz, D(B->rp, int64_t), D(B->ci, int32_t), D(B->v, double)};
+  amg_csr a = {A->n, A->m, A->nnz, D(A->rp, int64_t), D(A->ci, int32_t), D(A->v, double), 0};
+  amg_csr b = {B->n, B->m, B->nnz, D(B->rp, int64_t), D(B->ci, int32_t), D(B->v, double), 0};
   amg_csr c;
   if (amg_csr_product(dev, &a, &b, &c)) sps_bail("product: %s", sps_context_last_error(dev));
   int64_t *count = calloc((size_t)A->n + 1, sizeof *count),
@@ -933,6 +935,115 @@ static void check_cheby(int64_t n, sps_rng *rng)
   free(x1);
 }
 
+/*
+ * The Lanczos steps with their scalars in the context's memory (precond/ref/amg_lanczos.c and
+ * its kernels) against the reference and against the backend operations the host loop of
+ * precond/amg_spectrum.c makes (scal by 1/sqrt, pointwise_mult then axpy, axpy, copy then axpby
+ * with b = 0): the same bits; the flag set exactly when nrm2 would rescale; and dot_store and
+ * sumsq_store equal to the CPU's dot and nrm2. One case per n.
+ */
+static void check_lanczos(int64_t n, sps_rng *rng)
+{
+  const size_t bytes = (size_t)n * sizeof(double);
+  double *v0 = malloc(bytes + 8), *w0 = malloc(bytes + 8), *vold0 = malloc(bytes + 8);
+  double *dsq = malloc(bytes + 8), *v1 = malloc(bytes + 8), *w1 = malloc(bytes + 8),
+         *vold1 = malloc(bytes + 8);
+  if (!v0 || !w0 || !vold0 || !dsq || !v1 || !w1 || !vold1) sps_bail("alloc");
+  for (int64_t i = 0; i < n; i++) {
+    v0[i] = 2.0 * sps_rng_uniform(rng) - 1.0;
+    w0[i] = 2.0 * sps_rng_uniform(rng) - 1.0;
+    vold0[i] = 2.0 * sps_rng_uniform(rng) - 1.0;
+    dsq[i] = 0.5 + sps_rng_uniform(rng);
+  }
+  if (!sps_case()) goto done;
+  {
+    /* the sums of sumsq_store on w, from the context under test, against the CPU's nrm2 and dot */
+    buf dw = mk(w0, bytes), dv = mk(v0, bytes), dvold = mk(vold0, bytes), dd = mk(dsq, bytes);
+    buf sq = mk(NULL, 2 * sizeof(double)), sc = mk(NULL, 4 * sizeof(double));
+    double nrm_cpu, dot_cpu, sums[2], dstore;
+    if (cpu->be->nrm2(cpu, n, w0, &nrm_cpu) || cpu->be->dot(cpu, n, w0, v0, &dot_cpu))
+      sps_bail("cpu nrm2/dot");
+    if (dev->be->sumsq_store(dev, n, D(dw, double), D(sq, double)) ||
+        dev->be->dot_store(dev, n, D(dw, double), D(dv, double), D(sc, double) + 3))
+      sps_bail("sumsq_store/dot_store: %s", sps_context_last_error(dev));
+    if (dev->be->download(dev, sums, D(sq, double), sizeof sums) ||
+        dev->be->download(dev, &dstore, D(sc, double) + 3, sizeof dstore))
+      sps_bail("download");
+    double amax = 0.0;
+    for (int64_t i = 0; i < n; i++)
+      amax = fmax(amax, fabs(w0[i]));
+    const int stores = sqrt(sums[0]) == nrm_cpu && sums[1] == amax && dstore == dot_cpu;
+    memcpy(sq.h, sums, sizeof sums);
+    /* scalars: [0] flag, [1] beta_j, [2] beta_{j+1}, [3] alpha */
+    double sch[4] = {-1.0, 0.375, -1.0, 0.0};
+    sch[3] = dot_cpu;
+    memcpy(sc.h, sch, sizeof sch);
+    sync_up(&sc);
+    const double b = sqrt(sums[0]);
+    /* the host loop's operations */
+    for (int64_t i = 0; i < n; i++)
+      v1[i] = v0[i] * (1.0 / b); /* scal */
+    for (int64_t i = 0; i < n; i++) {
+      w1[i] = dsq[i] * w0[i]; /* pointwise_mult, then axpy */
+      w1[i] += -sch[1] * vold0[i];
+    }
+    for (int64_t i = 0; i < n; i++)
+      w1[i] += -sch[3] * v1[i];
+    for (int64_t i = 0; i < n; i++) {
+      vold1[i] = v1[i]; /* copy, then axpby(1/b, w, 0, v) */
+      v1[i] = (1.0 / b) * w1[i];
+    }
+    double *hs = H(sc, double), *ds = D(sc, double);
+    sps_ref_amg_lanczos_start(n, H(sq, double), hs, H(dv, double));
+    STEP(amg_lanczos_start, n, D(sq, double), ds, D(dv, double));
+    int ok = same(&dv) && same(&sc);
+    sps_ref_amg_lanczos_residual(n, H(dd, double), hs + 1, H(dvold, double), H(dw, double));
+    STEP(amg_lanczos_residual, n, D(dd, double), ds + 1, D(dvold, double), D(dw, double));
+    ok &= same(&dw);
+    sps_ref_amg_lanczos_orth(n, hs + 3, H(dv, double), H(dw, double));
+    STEP(amg_lanczos_orth, n, ds + 3, D(dv, double), D(dw, double));
+    ok &= same(&dw);
+    sps_ref_amg_lanczos_next(n, H(sq, double), hs + 2, hs, H(dw, double), H(dv, double),
+                             H(dvold, double));
+    STEP(amg_lanczos_next, n, D(sq, double), ds + 2, ds, D(dw, double), D(dv, double),
+         D(dvold, double));
+    ok &= same(&dv) && same(&dvold) && same(&sc);
+    const int ops = !memcmp(dv.h, v1, bytes) && !memcmp(dvold.h, vold1, bytes) &&
+                    !memcmp(dw.h, w1, bytes) && hs[2] == b && hs[0] == 0.0;
+    /* a maximum that nrm2 would rescale raises the flag; one it would not, leaves it down */
+    double big[2] = {4.0, 0x1p+500}, nan2[2] = {4.0, NAN}, hf = -1.0;
+    memcpy(sq.h, big, sizeof big);
+    sync_up(&sq);
+    STEP(amg_lanczos_start, n, D(sq, double), ds, D(dv, double));
+    if (dev->be->download(dev, &hf, ds, sizeof hf)) sps_bail("download");
+    int flags = hf == 1.0;
+    memcpy(sq.h, nan2, sizeof nan2);
+    sync_up(&sq);
+    STEP(amg_lanczos_start, n, D(sq, double), ds, D(dv, double));
+    if (dev->be->download(dev, &hf, ds, sizeof hf)) sps_bail("download");
+    flags &= hf == 0.0;
+    sps_ok(stores && ok && ops && flags,
+           "Lanczos steps, n = %lld: dot_store and sumsq_store are dot and nrm2 (%d); the "
+           "context's bits are the reference's (%d) and the host loop's operations' (%d); the "
+           "flag is nrm2's rescaling (%d)",
+           (long long)n, stores, ok, ops, flags);
+    rm(&dw);
+    rm(&dv);
+    rm(&dvold);
+    rm(&dd);
+    rm(&sq);
+    rm(&sc);
+  }
+done:
+  free(v0);
+  free(w0);
+  free(vold0);
+  free(dsq);
+  free(v1);
+  free(w1);
+  free(vold1);
+}
+
 /* Four cases. */
 static void check_all(const char *name, const mat *A, int sym)
 {
@@ -971,6 +1082,8 @@ int main(void)
   const int64_t cheby_n[] = {1, 1000, 100003};
   for (size_t k = 0; k < sizeof cheby_n / sizeof cheby_n[0]; k++)
     check_cheby(cheby_n[k], &rng);
+  for (size_t k = 0; k < sizeof cheby_n / sizeof cheby_n[0]; k++)
+    check_lanczos(cheby_n[k], &rng);
   const char *data = sps_test_data_dir();
   const char *bundled[] = {"nos3.mtx.gz", "bcsstk14.mtx.gz", "1138_bus.mtx.gz", "orsreg_1.mtx.gz"};
   for (size_t k = 0; k < sizeof bundled / sizeof bundled[0]; k++) {

@@ -17,15 +17,15 @@ typedef struct pcase {
 /* Recorded by this program on the CPU backend (b = A x*, x* seeded below, or b = 1), as regression values:
  * a change of the recurrences or of their rounding shows here first. */
 static const pcase cases[] = {
-    {"nos3.mtx.gz", SPS_PRECOND_NONE, 245, 244},
-    {"nos3.mtx.gz", SPS_PRECOND_JACOBI, 213, 212},
-    {"nos3.mtx.gz", SPS_PRECOND_IC0, 45, 45},
-    {"bcsstk14.mtx.gz", SPS_PRECOND_JACOBI, 363, 361},
-    {"bcsstk14.mtx.gz", SPS_PRECOND_IC0, 78, 71},
-    {"1138_bus.mtx.gz", SPS_PRECOND_JACOBI, 914, 910},
-    {"1138_bus.mtx.gz", SPS_PRECOND_IC0, 130, 127},
-    {NULL, SPS_PRECOND_NONE, 94, 94},
-    {NULL, SPS_PRECOND_JACOBI, 94, 94},
+    {"nos3.mtx.gz", SPS_PRECOND_NONE, 245, 244, 0},
+    {"nos3.mtx.gz", SPS_PRECOND_JACOBI, 213, 212, 0},
+    {"nos3.mtx.gz", SPS_PRECOND_IC0, 45, 45, 0},
+    {"bcsstk14.mtx.gz", SPS_PRECOND_JACOBI, 363, 361, 0},
+    {"bcsstk14.mtx.gz", SPS_PRECOND_IC0, 78, 71, 0},
+    {"1138_bus.mtx.gz", SPS_PRECOND_JACOBI, 914, 910, 0},
+    {"1138_bus.mtx.gz", SPS_PRECOND_IC0, 130, 127, 0},
+    {NULL, SPS_PRECOND_NONE, 94, 94, 0},
+    {NULL, SPS_PRECOND_JACOBI, 94, 94, 0},
     /* (p, Ap) from the recurrences turns negative long before convergence: pipelined CG
      * restarts from the true residual instead of stopping as indefinite (solvers/cg_pipelined.c) */
     {"bcsstk13.mtx.gz", SPS_PRECOND_JACOBI, 3283, 1507, 1},
