@@ -97,12 +97,22 @@ list() {
 }
 
 run_one() {
-  local tool=$1 name=$2 cmd=$3 shard=${4:-} gpu=${5:-0} log rc
+  local tool=$1 name=$2 cmd=$3 shard=${4:-} gpu=${5:-0} log rc lim=$limit left
   log=$out/$tool-$name.log
+  # SANITIZE_DEADLINE (seconds since the epoch): no run starts within 30 s of it, and none
+  # runs past it (rc=notrun for those never started; SANITIZE_RERUN takes them up again).
+  if [ -n "${SANITIZE_DEADLINE:-}" ]; then
+    left=$((SANITIZE_DEADLINE - $(date +%s)))
+    if [ "$left" -lt 30 ]; then
+      printf '%s\t%s\tgpu=%s\trc=notrun\n' "$tool" "$name" "$gpu"
+      return
+    fi
+    [ "$left" -lt "$lim" ] && lim=$left
+  fi
   # Each line of the log starts with the seconds since the run began (line-buffered output), so
   # a run stopped by the time limit shows where its time went.
   # shellcheck disable=SC2086
-  SPS_TEST_DEVICE=cuda SPS_TEST_SHARD=$shard CUDA_VISIBLE_DEVICES=$gpu timeout "$limit" stdbuf -oL -eL \
+  SPS_TEST_DEVICE=cuda SPS_TEST_SHARD=$shard CUDA_VISIBLE_DEVICES=$gpu timeout "$lim" stdbuf -oL -eL \
     ./libtool --mode=execute compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 20 $cmd 2>&1 |
     { t0=$(date +%s); while IFS= read -r l; do printf '%5d %s\n' $(( $(date +%s) - t0 )) "$l"; done; } > "$log"
   rc=${PIPESTATUS[0]}
@@ -112,15 +122,15 @@ run_one() {
     "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|Internal Sanitizer' "$log" | tail -1 | cut -c7-)"
 }
 export -f run_one
-export out limit
+export out limit SANITIZE_DEADLINE
 
 # SANITIZE_RERUN=SUMMARY SANITIZE_SPLIT=S: only the runs that SUMMARY (an earlier summary.txt)
-# shows out of time (rc=124), each shard i/K split into S runs (i + jK)/(SK), j < S (named
+# shows out of time (rc=124) or never started (rc=notrun), each shard i/K split into S runs (i + jK)/(SK), j < S (named
 # NAME-iofK-jofS): together they run exactly the cases of shard i/K.
 rerun() {
   if [ -z "${SANITIZE_RERUN:-}" ]; then cat; return; fi
   awk -F'\t' -v S="${SANITIZE_SPLIT:-4}" '
-    NR == FNR { if ($4 == "rc=124") late[$1 "\t" $2] = 1; next }
+    NR == FNR { if ($4 == "rc=124" || $4 == "rc=notrun") late[$1 "\t" $2] = 1; next }
     !(($1 "\t" $2) in late) { next }
     $4 == "" { print; next }
     { split($4, f, "/"); for (j = 0; j < S; j++)
