@@ -168,9 +168,11 @@ __global__ void sumsq_kernel(int64_t n, int w, int64_t ld, uint64_t mask,
     for (unsigned b = lane; b < gridDim.x; b += 32)
       mx = max_nan(mx, __ldcg(&partials[2 * ((int64_t)(w + c) * gridDim.x + b)]));
     for (int o = 16; o > 0; o >>= 1) mx = max_nan(mx, __shfl_down_sync(0xffffffffu, mx, o));
-    if (lane == 0 && in_mask(mask, c)) {
-      out[c] = v;
-      out[w + c] = mx;
+    /* every column's pair is written (0 outside the mask), so the host's read of all 2w never
+     * copies memory nothing wrote (compute-sanitizer's initcheck) */
+    if (lane == 0) {
+      out[c] = in_mask(mask, c) ? v : 0.0;
+      out[w + c] = in_mask(mask, c) ? mx : 0.0;
     }
   }
   __syncthreads();
