@@ -40,7 +40,12 @@ sps_status sps_cuda_state_create(sps_context *ctx, int device)
   snprintf(cs->model, sizeof cs->model, "%.200s", prop.name);
   cs->cc_major = prop.major;
   cs->cc_minor = prop.minor;
-  cs->gmres_cluster = cs->cc_major >= 9 && sps_cuda_gmres_cluster_built();
+  /* SPSOLVE_GMRES_CLUSTER=0: GMRES's steps by the grid kernels even where one thread-block
+   * cluster would take them (the same bits; for comparing and for tools that are slow on
+   * clusters) */
+  const char *cl = getenv("SPSOLVE_GMRES_CLUSTER");
+  cs->gmres_cluster = cs->cc_major >= 9 && sps_cuda_gmres_cluster_built() &&
+                      !(cl && strcmp(cl, "0") == 0);
   SPS_CUDA(ctx, cudaStreamCreateWithFlags(&cs->stream, cudaStreamNonBlocking));
   SPS_CUSPARSE(ctx, cusparseCreate(&cs->cusparse));
   SPS_CUSPARSE(ctx, cusparseSetStream(cs->cusparse, cs->stream));

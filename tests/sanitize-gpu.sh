@@ -21,7 +21,9 @@
 # on the shared matrices of SPS_MATRICES (else configure's). SANITIZE_GPUS=G (default: the GPUs
 # of nvidia-smi -L, or 1): the n-th run gets GPU n mod G (plus SANITIZE_GPU_FIRST). SANITIZE_ONLY=REGEX
 # keeps the runs whose name matches (e.g. '^solvers-'); SANITIZE_RERUN (below) reruns what ran
-# out of time, split finer. Not a `make check` test: it needs a GPU and minutes.
+# out of time, split finer. The environment passes through: SPSOLVE_GMRES_CLUSTER=0 runs GMRES's
+# grid kernels where the cluster ones would run (racecheck is slow on clusters). Not a
+# `make check` test: it needs a GPU and minutes.
 set -u
 out=${1:?usage: tests/sanitize-gpu.sh OUTDIR [JOBS] [TIMEOUT_S] [TOOLS...]}
 jobs=${2:-8}
