@@ -119,23 +119,35 @@ static sps_status cpu_dot_store(sps_context *ctx, int64_t n, const double *x, co
   return cpu_dot(ctx, n, x, y, out);
 }
 
-/* out[0] <- the rounded compensated sum of x_i^2, out[1] <- max |x_i| (NaN when some x_i is
- * NaN): cpu_nrm2's first pass, over the ranks as it is. */
-static sps_status cpu_sumsq_store(sps_context *ctx, int64_t n, const double *x, double *out)
+/* nrm2's first pass: *ss <- the compensated sum of x_i^2, mx <- (max |x_i|, 1 when some x_i
+ * is NaN, else 0), over the ranks (they ride with the sum). */
+static sps_status cpu_sumsq_pass(sps_context *ctx, int64_t n, const double *x, sps_csum *ss,
+                                 double mx[2])
 {
-  sps_csum ss = sps_csum_zero();
+  sps_csum s = sps_csum_zero();
   double amax = 0.0;
   int nan = 0;
-#pragma omp parallel for schedule(static) reduction(csum : ss) reduction(max : amax) \
+#pragma omp parallel for schedule(static) reduction(csum : s) reduction(max : amax) \
     reduction(|| : nan) if (n > SPS_OMP_MIN)
   for (int64_t i = 0; i < n; i++) {
     const double a = fabs(x[i]);
-    sps_csum_add(&ss, x[i] * x[i]);
+    sps_csum_add(&s, x[i] * x[i]);
     if (a > amax) amax = a;
     if (a != a) nan = 1;
   }
-  double mx[2] = {amax, nan ? 1.0 : 0.0};
-  SPS_CHECK(sps_comm_sum(ctx, &ss, 1, mx, 2));
+  mx[0] = amax;
+  mx[1] = nan ? 1.0 : 0.0;
+  *ss = s;
+  return sps_comm_sum(ctx, ss, 1, mx, 2);
+}
+
+/* out[0] <- the rounded compensated sum of x_i^2, out[1] <- max |x_i| (NaN when some x_i is
+ * NaN): cpu_nrm2's first pass. */
+static sps_status cpu_sumsq_store(sps_context *ctx, int64_t n, const double *x, double *out)
+{
+  sps_csum ss;
+  double mx[2];
+  SPS_CHECK(cpu_sumsq_pass(ctx, n, x, &ss, mx));
   out[0] = sps_csum_value(ss);
   out[1] = mx[1] != 0.0 ? NAN : mx[0];
   return SPS_SUCCESS;
@@ -148,20 +160,9 @@ static sps_status cpu_sumsq_store(sps_context *ctx, int64_t n, const double *x, 
  */
 static sps_status cpu_nrm2(sps_context *ctx, int64_t n, const double *x, double *result)
 {
-  sps_csum ss = sps_csum_zero();
-  double amax = 0.0;
-  int nan = 0;
-#pragma omp parallel for schedule(static) reduction(csum : ss) reduction(max : amax) \
-    reduction(|| : nan) if (n > SPS_OMP_MIN)
-  for (int64_t i = 0; i < n; i++) {
-    const double a = fabs(x[i]);
-    sps_csum_add(&ss, x[i] * x[i]);
-    if (a > amax) amax = a;
-    if (a != a) nan = 1;
-  }
-  /* max |x_i| and the NaN flag over the ranks ride with the sum */
-  double mx[2] = {amax, nan ? 1.0 : 0.0};
-  SPS_CHECK(sps_comm_sum(ctx, &ss, 1, mx, 2));
+  sps_csum ss;
+  double mx[2];
+  SPS_CHECK(cpu_sumsq_pass(ctx, n, x, &ss, mx));
   const int e = mx[1] != 0.0 ? 0 : sps_nrm2_scale_exponent(mx[0]);
   if (e == 0) {
     *result = sqrt(sps_csum_value(ss));
