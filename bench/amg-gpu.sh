@@ -4,7 +4,7 @@
 # Usage, from the unpacked `make dist` tarball after `./configure && make -j16` (or BUILD=dir):
 #   OUT=/some/folder sh bench/amg-gpu.sh MATRIX_DIR
 # Environment: DEVICE (cuda, the default, or cpu), SIZES (the N of poisson3d:N, default
-# "113 243": 1.0e7 and 1.0e8 nonzeros), PYTHON3 (python3 with NumPy, SciPy and, on the GPU,
+# "113 243": 1.0e7 and 1.0e8 nonzeros; set and empty: none), PYTHON3 (python3 with NumPy, SciPy and, on the GPU,
 # CuPy), MATS (shared matrices, default G3_circuit; none when empty).
 # For each matrix: spmv-bench (the AUTO SpMV of A, graph-captured on the GPU: the unit of the
 # targets), solve-bench with CG and amg (the defaults, then classical coarsening with two
@@ -23,7 +23,7 @@ BUILD=${BUILD:-$TOP}
 MATDIR=${1:?usage: OUT=DIR sh bench/amg-gpu.sh MATRIX_DIR}
 OUT=${OUT:-$PWD/amg-gpu-out}
 DEVICE=${DEVICE:-cuda}
-SIZES=${SIZES:-113 243}
+SIZES=${SIZES-113 243}
 MATS=${MATS-G3_circuit}
 PY=${PYTHON3:-python3}
 mkdir -p "$OUT" || exit 1
