@@ -24,6 +24,9 @@ endif
 
 TEST_LDADD = libspsolve.la
 EXTRA_DIST += %reldir%/testlib.h %reldir%/data %reldir%/sanitize-gpu.sh %reldir%/shard-check.sh
+# The test programs' shards (sps_case) stay exact: shard-check.sh on each fast one.
+TESTS += %reldir%/shards.sh
+EXTRA_DIST += %reldir%/shards.sh
 
 include %reldir%/io.mk
 include %reldir%/solvers.mk

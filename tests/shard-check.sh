@@ -9,7 +9,8 @@
 #
 # The environment passes through (SPS_TEST_DEVICE, SPS_MATRICES, SPS_TEST_DATA). Prints one line,
 # PASS, SKIP (the whole run exits 77, and so does every shard) or FAIL with the reason and the
-# first differences; exits 1 on FAIL, else 0. Not a `make check` test.
+# first differences; exits 1 on FAIL, else 0. `make check` runs it with K = 3 on the fast
+# programs (tests/shards.sh).
 set -u
 if [ $# -lt 2 ] || ! [ "$1" -ge 1 ] 2>/dev/null; then
   echo "usage: tests/shard-check.sh K PROGRAM [ARGS...]" >&2
