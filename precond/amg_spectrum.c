@@ -92,21 +92,22 @@ static sps_status device_lanczos(sps_context *ctx, const amg_level *L, const dou
   SPS_TRY(sps_host_alloc(ctx, (void **)&h, ns, sizeof(double), "Lanczos"));
   SPS_TRY(sps_host_calloc(ctx, (void **)&alpha, (size_t)steps + 1, sizeof(double), "Lanczos"));
   SPS_TRY(sps_host_calloc(ctx, (void **)&beta, (size_t)steps + 2, sizeof(double), "Lanczos"));
-  double *al = sc, *be_ = sc + steps, *fl = be_ + steps + 1, *sq = fl + steps + 1;
+  double *d_alpha = sc, *d_beta = sc + steps, *d_flag = d_beta + steps + 1,
+         *d_sq = d_flag + steps + 1;
   SPS_TRY(be->fill(ctx, (int64_t)ns, 0.0, sc));
   SPS_TRY(AMG_STEP(ctx, amg_random, n, (uint64_t)AMG_LANCZOS_SEED, v));
-  SPS_TRY(be->sumsq_store(ctx, n, v, sq));
-  SPS_TRY(AMG_STEP(ctx, amg_lanczos_start, n, sq, fl, v));
+  SPS_TRY(be->sumsq_store(ctx, n, v, d_sq));
+  SPS_TRY(AMG_STEP(ctx, amg_lanczos_start, n, d_sq, d_flag, v));
   SPS_TRY(be->fill(ctx, n, 0.0, vold));
   for (int j = 0; j < steps; j++) {
     /* w = S v - beta_j v_old */
     SPS_TRY(be->pointwise_mult(ctx, n, dsq, v, y));
     SPS_TRY(sps_spmv_apply_raw(L->Aplan, L->asign, y, 0.0, w));
-    SPS_TRY(AMG_STEP(ctx, amg_lanczos_residual, n, dsq, be_ + j, vold, w));
-    SPS_TRY(be->dot_store(ctx, n, w, v, al + j));
-    SPS_TRY(AMG_STEP(ctx, amg_lanczos_orth, n, al + j, v, w));
-    SPS_TRY(be->sumsq_store(ctx, n, w, sq));
-    SPS_TRY(AMG_STEP(ctx, amg_lanczos_next, n, sq, be_ + j + 1, fl + j + 1, w, v, vold));
+    SPS_TRY(AMG_STEP(ctx, amg_lanczos_residual, n, dsq, d_beta + j, vold, w));
+    SPS_TRY(be->dot_store(ctx, n, w, v, d_alpha + j));
+    SPS_TRY(AMG_STEP(ctx, amg_lanczos_orth, n, d_alpha + j, v, w));
+    SPS_TRY(be->sumsq_store(ctx, n, w, d_sq));
+    SPS_TRY(AMG_STEP(ctx, amg_lanczos_next, n, d_sq, d_beta + j + 1, d_flag + j + 1, w, v, vold));
   }
   SPS_TRY(be->download(ctx, h, sc, ns * sizeof(double)));
   const double *ha = h, *hb = h + steps, *hf = hb + steps + 1;
