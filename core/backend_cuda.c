@@ -16,6 +16,13 @@
 /* Doubles of pinned host memory kept for a state block after the split partials. */
 #define SPLIT_STATE_DOUBLES 64
 
+/* A diagnostic switch of the environment set to "0" (SPSOLVE_GMRES_CLUSTER, SPSOLVE_CUDA_POOL). */
+static int env_switched_off(const char *name)
+{
+  const char *e = getenv(name);
+  return e && strcmp(e, "0") == 0;
+}
+
 sps_status sps_cuda_state_create(sps_context *ctx, int device)
 {
   int count = 0;
@@ -43,9 +50,8 @@ sps_status sps_cuda_state_create(sps_context *ctx, int device)
   /* SPSOLVE_GMRES_CLUSTER=0: GMRES's steps by the grid kernels even where one thread-block
    * cluster would take them (the same bits; for comparing and for tools that are slow on
    * clusters) */
-  const char *cl = getenv("SPSOLVE_GMRES_CLUSTER");
   cs->gmres_cluster = cs->cc_major >= 9 && sps_cuda_gmres_cluster_built() &&
-                      !(cl && strcmp(cl, "0") == 0);
+                      !env_switched_off("SPSOLVE_GMRES_CLUSTER");
   SPS_CUDA(ctx, cudaStreamCreateWithFlags(&cs->stream, cudaStreamNonBlocking));
   SPS_CUSPARSE(ctx, cusparseCreate(&cs->cusparse));
   SPS_CUSPARSE(ctx, cusparseSetStream(cs->cusparse, cs->stream));
@@ -134,8 +140,7 @@ static sps_status cu_pool(sps_context *ctx)
   if (cs->pool_state) return SPS_SUCCESS;
   const int device = cs->device;
   int supported = 0;
-  const char *env = getenv("SPSOLVE_CUDA_POOL");
-  if ((env && strcmp(env, "0") == 0) ||
+  if (env_switched_off("SPSOLVE_CUDA_POOL") ||
       cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, device) != cudaSuccess ||
       !supported) {
     (void)cudaGetLastError();

@@ -260,9 +260,8 @@ void sps_ref_amg_filter_fill(int64_t n, const int64_t *rp, const int32_t *ci, co
  * |x_i| asks it for a scaled second pass (core/nrm2_scale.h), which *flag reports (1, else 0). */
 static inline SPS_AGG_HD double sps_amg_lanczos_norm(const double *sq, double *flag)
 {
-  const double amax = sq[1];
-  const int e = amax != amax ? 0 : sps_nrm2_scale_exponent(amax);
-  *flag = e != 0 ? 1.0 : 0.0;
+  /* sps_nrm2_scale_exponent is 0 for a NaN maximum too, as nrm2 takes it */
+  *flag = sps_nrm2_scale_exponent(sq[1]) != 0 ? 1.0 : 0.0;
   return sqrt(sq[0]);
 }
 
