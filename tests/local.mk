@@ -23,10 +23,14 @@ AM_TESTS_ENVIRONMENT += \
 endif
 
 TEST_LDADD = libspsolve.la
-EXTRA_DIST += %reldir%/testlib.h %reldir%/data %reldir%/sanitize-gpu.sh %reldir%/shard-check.sh
+EXTRA_DIST += %reldir%/testlib.h %reldir%/data %reldir%/sanitize-gpu.sh %reldir%/shard-check.sh \
+	%reldir%/launch_log.c %reldir%/race-coverage.sh
 # The test programs' shards (sps_case) stay exact: shard-check.sh on each fast one.
 TESTS += %reldir%/shards.sh
 EXTRA_DIST += %reldir%/shards.sh
+# The sanitizer runs' kernel count (race-coverage.sh, launch_log.c) on made-up launch logs.
+TESTS += %reldir%/race-coverage-check.sh
+EXTRA_DIST += %reldir%/race-coverage-check.sh
 
 include %reldir%/io.mk
 include %reldir%/solvers.mk

@@ -23,7 +23,11 @@
 # keeps the runs whose name matches (e.g. '^solvers-'); SANITIZE_RERUN (below) reruns what ran
 # out of time, split finer. The environment passes through: SPSOLVE_GMRES_CLUSTER=0 runs GMRES's
 # grid kernels where the cluster ones would run (racecheck is slow on clusters). Not a
-# `make check` test: it needs a GPU and minutes.
+# `make check` test: it needs a GPU and minutes. SANITIZE_LAUNCH_LOG=1 writes the kernels each
+# run launched to OUTDIR/<tool>-<name>.kernels (tests/launch_log.c, preloaded), and the tool
+# name "plain" runs the programs without compute-sanitizer: tests/race-coverage.sh then says
+# which kernels of the suite have run under a tool in a run that finished clean, and which runs
+# to take next. SANITIZE_OMP_THREADS (default 2): the OpenMP threads of each run.
 set -u
 out=${1:?usage: tests/sanitize-gpu.sh OUTDIR [JOBS] [TIMEOUT_S] [TOOLS...]}
 jobs=${2:-8}
@@ -113,9 +117,18 @@ run_one() {
   fi
   # Each line of the log starts with the seconds since the run began (line-buffered output), so
   # a run stopped by the time limit shows where its time went.
+  # SANITIZE_LAUNCH_LOG=1: the kernels the run launched, one name each, in OUTDIR/<tool>-<name>.kernels
+  # (tests/launch_log.c preloaded). The tool "plain" runs the program without compute-sanitizer.
+  local pre=() san=(compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 20)
+  [ -n "${SANITIZE_LAUNCH_LOG:-}" ] && pre=(env LD_PRELOAD="$out/launch_log.so" SPS_LAUNCH_LOG="$out/$tool-$name.kernels")
+  [ "$tool" = plain ] && san=()
   # shellcheck disable=SC2086
-  SPS_TEST_DEVICE=cuda SPS_TEST_SHARD=$shard CUDA_VISIBLE_DEVICES=$gpu timeout "$lim" stdbuf -oL -eL \
-    ./libtool --mode=execute compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 20 $cmd 2>&1 |
+  # OpenMP: SANITIZE_OMP_THREADS (default 2) threads a run, waiting passively: dozens of runs
+  # side by side, each with a thread per core spinning, left the CPU halves of the tests (the
+  # CPU backend's solves they compare with) crawling for minutes (run 21).
+  SPS_TEST_DEVICE=cuda SPS_TEST_SHARD=$shard CUDA_VISIBLE_DEVICES=$gpu OMP_NUM_THREADS=${SANITIZE_OMP_THREADS:-2} \
+    OMP_WAIT_POLICY=passive timeout "$lim" stdbuf -oL -eL \
+    "${pre[@]}" ./libtool --mode=execute "${san[@]}" $cmd 2>&1 |
     { t0=$(date +%s); while IFS= read -r l; do printf '%5d %s\n' $(( $(date +%s) - t0 )) "$l"; done; } > "$log"
   rc=${PIPESTATUS[0]}
   printf '%s\t%s\tgpu=%s\trc=%s\tok=%s\tnot_ok=%s\tlast=%ss\t%s\n' "$tool" "$name" "$gpu" "$rc" \
@@ -124,7 +137,12 @@ run_one() {
     "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|Internal Sanitizer' "$log" | tail -1 | cut -c7-)"
 }
 export -f run_one
-export out limit SANITIZE_DEADLINE
+if [ -n "${SANITIZE_LAUNCH_LOG:-}" ]; then
+  src=$(dirname "$0")/launch_log.c
+  ${CC:-cc} -O1 -shared -fPIC -o "$out/launch_log.so" "$src" -ldl -lpthread ||
+    { echo "sanitize-gpu.sh: cannot build $src" >&2; exit 1; }
+fi
+export out limit SANITIZE_DEADLINE SANITIZE_LAUNCH_LOG SANITIZE_OMP_THREADS
 
 # SANITIZE_RERUN=SUMMARY SANITIZE_SPLIT=S: only the runs that SUMMARY (an earlier summary.txt)
 # shows out of time (rc=124) or never started (rc=notrun), each shard i/K split into S runs (i + jK)/(SK), j < S (named

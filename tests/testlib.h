@@ -4,11 +4,16 @@
 
 #include <float.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#if defined(__GLIBC__)
+#include <execinfo.h>
+#endif
 
 #include "spsolve.h"
 #include "../core/csr_matvec.h"
@@ -119,6 +124,46 @@ static inline int sps_done(void)
   printf("1..%d\n", sps_test_count_);
   if (sps_test_failed_) printf("# %d of %d checks failed\n", sps_test_failed_, sps_test_count_);
   return sps_test_failed_ ? SPS_TEST_FAIL : SPS_TEST_PASS;
+}
+
+/* A crash (SIGSEGV, SIGBUS, SIGFPE, SIGILL) says where the program was before it dies as it
+ * would have: the last check printed, the case, and the call stack (glibc's backtrace: offsets
+ * into the binary, for addr2line -f -e BINARY), on standard output after the TAP lines, so a
+ * log of a run under a tool that only says "the application returned an error" keeps it.
+ * Installed before main, and only where the signal has no handler yet (a sanitizer build's
+ * runtime keeps its own). Only async-signal-safe calls: write, backtrace_symbols_fd. */
+static void sps_test_crash_(int sig)
+{
+  char buf[160];
+  int len = snprintf(buf, sizeof buf, "Bail out! signal %d after check %d, in case %d (SPS_TEST_SHARD "
+                                      "counts cases from 0); the call stack:\n",
+                     sig, sps_test_count_, sps_case_next_ - 1);
+  fflush(stdout);
+  if (len > 0) (void)!write(STDOUT_FILENO, buf, (size_t)len);
+#if defined(__GLIBC__)
+  void *frames[48];
+  backtrace_symbols_fd(frames, backtrace(frames, 48), STDOUT_FILENO);
+#endif
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+__attribute__((constructor)) static void sps_test_crash_install_(void)
+{
+  static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+    struct sigaction old;
+    if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL) continue;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = sps_test_crash_;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sigs[i], &sa, NULL);
+  }
+#if defined(__GLIBC__)
+  void *warm[1];
+  (void)backtrace(warm, 1); /* loads libgcc now: backtrace's first call may allocate */
+#endif
 }
 
 /* Deterministic random numbers (splitmix64, core/splitmix64.h), never rand(). */

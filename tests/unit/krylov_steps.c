@@ -1352,9 +1352,22 @@ int main(int argc, char **argv)
   char name[256] = "";
   const char *sm = NULL;
   if (sps_context_get_device_name(gpu, name, sizeof name) == SPS_SUCCESS) sm = strstr(name, "sm_");
+  /* SPSOLVE_GMRES_CLUSTER=0 (the diagnostic switch of core/backend_cuda.c, for tools slow on
+   * clusters) turns the cluster kernels off: the fused cycle is then refused, as it should be. */
+  const char *cluster_env = getenv("SPSOLVE_GMRES_CLUSTER");
   if (!sm || atoi(sm + 3) < 90) {
     if (sps_case())
       sps_skip("cuda gmres_fused: device %s has no thread-block clusters (sm_90 and later)", name);
+  } else if (cluster_env && strcmp(cluster_env, "0") == 0) {
+    if (sps_case()) {
+      csr A = make_convdiff(1000, 71);
+      sps_matrix *M = NULL;
+      must(gpu, sps_matrix_create_csr(gpu, &M, A.n, A.n, A.rowptr, A.colind, A.val), "matrix");
+      sps_ok(!gpu->be->gmres_fused_fits(gpu, M, 30),
+             "gmres_fused: refused everywhere with SPSOLVE_GMRES_CLUSTER=0 (the fused groups skip)");
+      sps_matrix_destroy(&M);
+      csr_free(&A);
+    }
   } else {
     if (on("fused_1000") && sps_case()) test_gmres_fused(cpu, gpu, 1000);
     if (on("fused_5003") && sps_case()) test_gmres_fused(cpu, gpu, 5003);
