@@ -215,6 +215,11 @@ int sps_spmv_plan_fuses_dot(const sps_spmv_plan *plan);
 sps_status sps_spmv_apply_dot(sps_spmv_plan *plan, double alpha, const double *x, double *y,
                               sps_csum *xy);
 
+/* The layout of a set-up csr-scalar plan on the CPU (spmv/csr_scalar.c): 0 the CSR loop, 1 the
+ * sliced copy with the rows in order, 2 the sliced copy with the rows sorted by length within
+ * windows (perm). For the tests. */
+int sps_spmv_csr_scalar_layout(const sps_spmv_plan *plan);
+
 /*
  * Row statistics of a CSR matrix, computed once at setup by the variants and the AUTO rule:
  * mean = nnz / nrows (0 when nrows = 0) and the longest row.

@@ -8,8 +8,9 @@
  * cost is the copy: 12 bytes a stored entry (the plan refuses it past twice the entries, where
  * padding would outweigh the gain; spmv/csr_scalar.c).
  *
- * Thread-to-data map: slices shared among the OpenMP threads in dynamic chunks of 32 slices
- * (256 rows), as csr-scalar's row groups; within a slice, lane l is row 8s + l.
+ * Thread-to-data map: slices shared among the OpenMP threads in dynamic chunks of a window
+ * (SPS_SLICE_WINDOW slices, 256 rows), as csr-scalar's row groups; within a slice, lane l is
+ * row 8s + l, or perm[8s + l] (a row of the same window) where the rows are sorted.
  */
 #include "kernels.h"
 
@@ -35,7 +36,7 @@ void sps_ref_csr_sliced_fill(sps_csr_sliced *S, const int64_t *rowptr, const int
     const int64_t base = S->offset[s];
     const int32_t w = S->width[s];
     for (int l = 0; l < SPS_SLICE; l++) {
-      const int64_t i = SPS_SLICE * s + l;
+      const int64_t i = S->perm ? S->perm[SPS_SLICE * s + l] : SPS_SLICE * s + l;
       const int32_t len = S->len[SPS_SLICE * s + l];
       const int64_t k0 = i < S->nrows ? rowptr[i] : 0;
       for (int32_t d = 0; d < w; d++) {
@@ -64,7 +65,7 @@ static void sliced_run(const sps_csr_sliced *S, int isa, int64_t s0, int64_t s1,
 void sps_ref_csr_sliced(const sps_csr_sliced *S, int isa, double alpha, const double *x,
                         double beta, double *y)
 {
-  const int64_t chunk = 32;
+  const int64_t chunk = SPS_SLICE_WINDOW;
   const int64_t nchunks = (S->nslices + chunk - 1) / chunk;
   /* no region at all on one thread: the dynamic schedule's bookkeeping is not free */
   int fork = S->nrows > SPS_SLICED_OMP_MIN;
@@ -78,15 +79,16 @@ void sps_ref_csr_sliced(const sps_csr_sliced *S, int isa, double alpha, const do
   }
 }
 
-/* Whole slices made in one call before their rows' terms are added (256 rows: x and y of the
- * run stay in the first-level cache). */
-#define SPS_SLICED_DOT_RUN 32
-
+/* The fused dot: whole windows (runs of at most SPS_SLICE_WINDOW slices) made in one call
+ * before their rows' terms are added in row order. */
 void sps_ref_csr_sliced_dot(const sps_csr_sliced *S, int isa, const int64_t *rowptr,
                             const int32_t *colind, const double *values, double alpha,
                             const double *x, double *y, sps_csum *xy)
 {
   const int64_t n = S->nrows;
+  /* the rows a run must start at and hold whole: a slice, or with sorted rows a window (its
+   * rows are spread over all its slices) */
+  const int64_t g = S->perm ? (int64_t)SPS_SLICE * SPS_SLICE_WINDOW : SPS_SLICE;
   sps_csum dot = sps_csum_zero();
 #pragma omp parallel reduction(csum : dot) if (n > SPS_OMP_MIN)
   {
@@ -94,17 +96,18 @@ void sps_ref_csr_sliced_dot(const sps_csr_sliced *S, int isa, const int64_t *row
     sps_omp_part(n, &lo, &hi);
     int64_t i = lo;
     while (i < hi) {
-      const int64_t s = i / SPS_SLICE, i0 = s * SPS_SLICE;
+      const int64_t u0 = i / g * g;
       int64_t end;
-      if (i == i0 && (i0 + SPS_SLICE <= hi || hi == n)) {
-        /* whole slices from s: as many as [i, hi) holds, at most a run */
-        int64_t s1 = hi == n ? S->nslices : hi / SPS_SLICE;
-        if (s1 - s > SPS_SLICED_DOT_RUN) s1 = s + SPS_SLICED_DOT_RUN;
+      if (i == u0 && (u0 + g <= hi || hi == n)) {
+        /* whole units from i: as many as [i, hi) holds, at most a run */
+        const int64_t s = i / SPS_SLICE;
+        int64_t s1 = hi == n ? S->nslices : hi / g * g / SPS_SLICE;
+        if (s1 - s > SPS_SLICE_WINDOW) s1 = s + SPS_SLICE_WINDOW;
         sliced_run(S, isa, s, s1, alpha, x, 0.0, y);
         end = s1 * SPS_SLICE < hi ? s1 * SPS_SLICE : hi;
       } else {
-        /* a slice cut by lo or hi: its rows in [i, hi) by the CSR loop (the same bits) */
-        end = i0 + SPS_SLICE < hi ? i0 + SPS_SLICE : hi;
+        /* a unit cut by lo or hi: its rows in [i, hi) by the CSR loop (the same bits) */
+        end = u0 + g < hi ? u0 + g : hi;
         sps_ref_csr_scalar(end - i, rowptr + i, colind, values, alpha, x, 0.0, y + i);
       }
       for (; i < end; i++) sps_csum_add(&dot, x[i] * y[i]);
@@ -112,4 +115,3 @@ void sps_ref_csr_sliced_dot(const sps_csr_sliced *S, int isa, const int64_t *row
   }
   *xy = dot;
 }
-

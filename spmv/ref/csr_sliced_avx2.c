@@ -1,7 +1,8 @@
 /* csr_sliced_avx2.c: the sliced csr-scalar kernel on 32-byte vectors (AVX2; run only where cpu_simd.c finds it): the 8 rows of a slice in the lanes of two vectors.
  *
- * The map of csr_sliced_avx512.c with two 4-lane vectors per slice (rows 8s..8s+3 and
- * 8s+4..8s+7), two independent chains of TwoSums; padding steps masked by blending the old
+ * The map of csr_sliced_avx512.c with two 4-lane vectors per slice (lanes 0..3 and 4..7: rows
+ * 8s..8s+3 and 8s+4..8s+7, or their perm entries where the rows are sorted), two independent
+ * chains of TwoSums; padding steps masked by blending the old
  * (hi, lo) back into the lanes whose row has ended. The bits of sps_ref_csr_scalar.
  */
 #include "kernels.h"
@@ -74,12 +75,14 @@ void sps_ref_csr_sliced_avx2(const sps_csr_sliced *S, int64_t s0, int64_t s1, do
     _mm256_storeu_pd(ls + 4, lo1);
     const int64_t i0 = SPS_SLICE * s;
     const int nl = S->nrows - i0 < SPS_SLICE ? (int)(S->nrows - i0) : SPS_SLICE;
+    const int32_t *rows = S->perm ? S->perm + i0 : NULL;
     for (int l = 0; l < nl; l++) {
       sps_csum acc;
       acc.hi = hs[l];
       acc.lo = ls[l];
       const double sum = sps_csum_value(acc);
-      y[i0 + l] = beta == 0.0 ? alpha * sum : alpha * sum + beta * y[i0 + l];
+      const int64_t i = rows ? rows[l] : i0 + l;
+      y[i] = beta == 0.0 ? alpha * sum : alpha * sum + beta * y[i];
     }
   }
 }

@@ -6,7 +6,8 @@
  * (hi, lo), the operations of sps_csum_add in each lane. Steps past the slice's shortest row
  * add only in the lanes whose row is still running (a mask from the row lengths), so every
  * row adds exactly its own products, in entry order: the bits of sps_ref_csr_scalar. Then
- * y_i <- alpha*fl(hi + lo) + beta*y_i (hi when hi is not finite), as csr_scalar.c writes it.
+ * y_i <- alpha*fl(hi + lo) + beta*y_i (hi when hi is not finite), as csr_scalar.c writes it,
+ * i the lane's row (perm[8s + l] where the rows are sorted, else 8s + l).
  */
 #include "kernels.h"
 
@@ -68,12 +69,14 @@ void sps_ref_csr_sliced_avx512(const sps_csr_sliced *S, int64_t s0, int64_t s1, 
     _mm512_storeu_pd(ls, lo);
     const int64_t i0 = SPS_SLICE * s;
     const int nl = S->nrows - i0 < SPS_SLICE ? (int)(S->nrows - i0) : SPS_SLICE;
+    const int32_t *rows = S->perm ? S->perm + i0 : NULL;
     for (int l = 0; l < nl; l++) {
       sps_csum acc;
       acc.hi = hs[l];
       acc.lo = ls[l];
       const double sum = sps_csum_value(acc);
-      y[i0 + l] = beta == 0.0 ? alpha * sum : alpha * sum + beta * y[i0 + l];
+      const int64_t i = rows ? rows[l] : i0 + l;
+      y[i] = beta == 0.0 ? alpha * sum : alpha * sum + beta * y[i];
     }
   }
 }

@@ -27,21 +27,30 @@ void sps_ref_csr_scalar(int64_t nrows, const int64_t *rowptr, const int32_t *col
 
 /*
  * The sliced copy of a CSR matrix that the csr-scalar plan keeps on the CPU when the processor
- * has AVX2 or AVX-512F (SELL-8, Kreutzer et al., SIAM J. Sci. Comput. 36 (2014), C401, with
- * no sorting): rows in slices of SPS_SLICE consecutive rows, each slice stored column-major to
- * the length of its longest row, so that the slice's rows are the lanes of vectors loaded
- * whole: entry d of row SPS_SLICE*s + l sits at offset[s] + SPS_SLICE*d + l; padding entries
- * (past a row's length, and the rows past nrows in the last slice) hold value 0 and column 0
- * and are masked out by the row lengths. Every row adds its rounded products in entry order
- * by TwoSum, as sps_ref_csr_scalar does, so the result has its bits.
+ * has AVX2 or AVX-512F (SELL-8, Kreutzer et al., SIAM J. Sci. Comput. 36 (2014), C401): rows in
+ * slices of SPS_SLICE rows, each slice stored column-major to the length of its longest row,
+ * so that the slice's rows are the lanes of vectors loaded whole: entry d of the row in lane l
+ * of slice s sits at offset[s] + SPS_SLICE*d + l; padding entries (past a row's length, and the
+ * lanes past nrows in the last slice) hold value 0 and column 0 and are masked out by the row
+ * lengths. Without perm, lane l of slice s is row SPS_SLICE*s + l. With perm (SELL-8-sigma:
+ * rows sorted by length within windows of sigma = SPS_SLICE * SPS_SLICE_WINDOW consecutive
+ * rows, so that a slice's rows have close lengths and little padding), it is row
+ * perm[SPS_SLICE*s + l], a row of the same window: a window's rows are its slices' lanes, and
+ * the lanes past nrows stay at the end of the last slice. Every row adds its rounded products
+ * in entry order by TwoSum, as sps_ref_csr_scalar does, so the result has its bits whatever
+ * the lane a row takes.
  */
 #define SPS_SLICE 8
+/* Slices a window holds: the unit the rows are sorted in, the OpenMP chunk of the product and
+ * the run of the fused dot (256 rows: a run's x and y stay in the first-level cache). */
+#define SPS_SLICE_WINDOW 32
 typedef struct sps_csr_sliced {
   int64_t nrows, nslices;
   int64_t *offset; /* nslices + 1, multiples of SPS_SLICE */
   int32_t *width;  /* nslices: the longest row of the slice */
   int32_t *common; /* nslices: the shortest row (steps below it need no mask) */
-  int32_t *len;    /* SPS_SLICE * nslices: row lengths, 0 past nrows */
+  int32_t *len;    /* SPS_SLICE * nslices: the lanes' row lengths, 0 past nrows */
+  int32_t *perm;   /* SPS_SLICE * nslices: the lanes' rows (INT32_MAX past nrows), or NULL */
   double *values;  /* offset[nslices] */
   int32_t *colind; /* offset[nslices] */
 } sps_csr_sliced;
