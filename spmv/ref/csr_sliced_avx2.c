@@ -42,6 +42,13 @@ static inline __m256d xgather(const double *x, const int32_t *c)
   return _mm256_set_pd(x[c[3]], x[c[2]], x[c[1]], x[c[0]]);
 }
 
+/* fl(hi + lo) where hi is finite (hi - hi == 0), else hi: sps_csum_value in each lane */
+static inline __m256d ysum(__m256d hi, __m256d lo)
+{
+  const __m256d fin = _mm256_cmp_pd(_mm256_sub_pd(hi, hi), _mm256_setzero_pd(), _CMP_EQ_OQ);
+  return _mm256_blendv_pd(hi, _mm256_add_pd(hi, lo), fin);
+}
+
 void sps_ref_csr_sliced_avx2(const sps_csr_sliced *S, int64_t s0, int64_t s1, double alpha,
                              const double *x, double beta, double *y)
 {
@@ -68,21 +75,27 @@ void sps_ref_csr_sliced_avx2(const sps_csr_sliced *S, int64_t s0, int64_t s1, do
                   _mm256_mul_pd(_mm256_load_pd(v + 8 * d + 4), xgather(x, c + 8 * d + 4)), m1);
       }
     }
-    double hs[8], ls[8];
-    _mm256_storeu_pd(hs, hi0);
-    _mm256_storeu_pd(hs + 4, hi1);
-    _mm256_storeu_pd(ls, lo0);
-    _mm256_storeu_pd(ls + 4, lo1);
     const int64_t i0 = SPS_SLICE * s;
     const int nl = S->nrows - i0 < SPS_SLICE ? (int)(S->nrows - i0) : SPS_SLICE;
     const int32_t *rows = S->perm ? S->perm + i0 : NULL;
-    for (int l = 0; l < nl; l++) {
-      sps_csum acc;
-      acc.hi = hs[l];
-      acc.lo = ls[l];
-      const double sum = sps_csum_value(acc);
-      const int64_t i = rows ? rows[l] : i0 + l;
-      y[i] = beta == 0.0 ? alpha * sum : alpha * sum + beta * y[i];
+    const __m256d va = _mm256_set1_pd(alpha);
+    __m256d out0 = _mm256_mul_pd(va, ysum(hi0, lo0)), out1 = _mm256_mul_pd(va, ysum(hi1, lo1));
+    if (nl == SPS_SLICE && !rows) {
+      if (beta != 0.0) {
+        const __m256d vb = _mm256_set1_pd(beta);
+        out0 = _mm256_add_pd(out0, _mm256_mul_pd(vb, _mm256_loadu_pd(y + i0)));
+        out1 = _mm256_add_pd(out1, _mm256_mul_pd(vb, _mm256_loadu_pd(y + i0 + 4)));
+      }
+      _mm256_storeu_pd(y + i0, out0);
+      _mm256_storeu_pd(y + i0 + 4, out1);
+    } else {
+      double os[8];
+      _mm256_storeu_pd(os, out0);
+      _mm256_storeu_pd(os + 4, out1);
+      for (int l = 0; l < nl; l++) {
+        const int64_t i = rows ? rows[l] : i0 + l;
+        y[i] = beta == 0.0 ? os[l] : os[l] + beta * y[i];
+      }
     }
   }
 }

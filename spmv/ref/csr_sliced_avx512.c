@@ -64,19 +64,24 @@ void sps_ref_csr_sliced_avx512(const sps_csr_sliced *S, int64_t s0, int64_t s1, 
         zadd_mask(&hi, &lo, _mm512_mul_pd(_mm512_load_pd(v + 8 * d), xgather(x, c + 8 * d)), m);
       }
     }
-    double hs[8], ls[8];
-    _mm512_storeu_pd(hs, hi);
-    _mm512_storeu_pd(ls, lo);
     const int64_t i0 = SPS_SLICE * s;
     const int nl = S->nrows - i0 < SPS_SLICE ? (int)(S->nrows - i0) : SPS_SLICE;
     const int32_t *rows = S->perm ? S->perm + i0 : NULL;
-    for (int l = 0; l < nl; l++) {
-      sps_csum acc;
-      acc.hi = hs[l];
-      acc.lo = ls[l];
-      const double sum = sps_csum_value(acc);
-      const int64_t i = rows ? rows[l] : i0 + l;
-      y[i] = beta == 0.0 ? alpha * sum : alpha * sum + beta * y[i];
+    /* fl(hi + lo) where hi is finite (hi - hi == 0), else hi: sps_csum_value in each lane */
+    const __mmask8 fin = _mm512_cmp_pd_mask(_mm512_sub_pd(hi, hi), _mm512_setzero_pd(), _CMP_EQ_OQ);
+    const __m512d sum = _mm512_mask_add_pd(hi, fin, hi, lo);
+    __m512d out = _mm512_mul_pd(_mm512_set1_pd(alpha), sum);
+    if (nl == SPS_SLICE && !rows) {
+      if (beta != 0.0)
+        out = _mm512_add_pd(out, _mm512_mul_pd(_mm512_set1_pd(beta), _mm512_loadu_pd(y + i0)));
+      _mm512_storeu_pd(y + i0, out);
+    } else {
+      double os[8];
+      _mm512_storeu_pd(os, out);
+      for (int l = 0; l < nl; l++) {
+        const int64_t i = rows ? rows[l] : i0 + l;
+        y[i] = beta == 0.0 ? os[l] : os[l] + beta * y[i];
+      }
     }
   }
 }
