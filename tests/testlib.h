@@ -131,15 +131,38 @@ static inline int sps_done(void)
  * into the binary, for addr2line -f -e BINARY), on standard output after the TAP lines, so a
  * log of a run under a tool that only says "the application returned an error" keeps it.
  * Installed before main, and only where the signal has no handler yet (a sanitizer build's
- * runtime keeps its own). Only async-signal-safe calls: write, backtrace_symbols_fd. */
+ * runtime keeps its own). Only write and glibc's backtrace functions run in the handler
+ * (backtrace is called once before main, so that its first call, which may allocate, is not
+ * made there). */
+static void sps_test_crash_put_(const char *text)
+{
+  (void)!write(STDOUT_FILENO, text, strlen(text));
+}
+
+static void sps_test_crash_put_int_(int v)
+{
+  char buf[16];
+  int k = (int)sizeof buf;
+  unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
+  buf[--k] = '\0';
+  do {
+    buf[--k] = (char)('0' + u % 10);
+    u /= 10;
+  } while (u && k > 1);
+  if (v < 0) buf[--k] = '-';
+  sps_test_crash_put_(buf + k);
+}
+
 static void sps_test_crash_(int sig)
 {
-  char buf[160];
-  int len = snprintf(buf, sizeof buf, "Bail out! signal %d after check %d, in case %d (SPS_TEST_SHARD "
-                                      "counts cases from 0); the call stack:\n",
-                     sig, sps_test_count_, sps_case_next_ - 1);
-  fflush(stdout);
-  if (len > 0) (void)!write(STDOUT_FILENO, buf, (size_t)len);
+  /* stdout holds nothing unwritten: sps_ok and sps_diag flush each line */
+  sps_test_crash_put_("Bail out! signal ");
+  sps_test_crash_put_int_(sig);
+  sps_test_crash_put_(" after check ");
+  sps_test_crash_put_int_(sps_test_count_);
+  sps_test_crash_put_(", in case ");
+  sps_test_crash_put_int_(sps_case_next_ - 1);
+  sps_test_crash_put_(" (SPS_TEST_SHARD counts cases from 0); the call stack:\n");
 #if defined(__GLIBC__)
   void *frames[48];
   backtrace_symbols_fd(frames, backtrace(frames, 48), STDOUT_FILENO);
