@@ -122,10 +122,10 @@ run_one() {
   local pre=() san=(compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 20)
   [ -n "${SANITIZE_LAUNCH_LOG:-}" ] && pre=(env LD_PRELOAD="$out/launch_log.so" SPS_LAUNCH_LOG="$out/$tool-$name.kernels")
   [ "$tool" = plain ] && san=()
-  # shellcheck disable=SC2086
   # OpenMP: SANITIZE_OMP_THREADS (default 2) threads a run, waiting passively: dozens of runs
   # side by side, each with a thread per core spinning, left the CPU halves of the tests (the
   # CPU backend's solves they compare with) crawling for minutes (run 21).
+  # shellcheck disable=SC2086
   SPS_TEST_DEVICE=cuda SPS_TEST_SHARD=$shard CUDA_VISIBLE_DEVICES=$gpu OMP_NUM_THREADS=${SANITIZE_OMP_THREADS:-2} \
     OMP_WAIT_POLICY=passive timeout "$lim" stdbuf -oL -eL \
     "${pre[@]}" ./libtool --mode=execute "${san[@]}" $cmd 2>&1 |
