@@ -40,8 +40,8 @@ static sps_status cpu_synchronize(sps_context *ctx)
 static sps_status cpu_fill(sps_context *ctx, int64_t n, double a, double *y)
 {
   (void)ctx;
-#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
-  for (int64_t i = 0; i < n; i++) y[i] = a;
+  SPS_OMP_IF(n > SPS_OMP_MIN, "omp parallel for schedule(static)",
+  for (int64_t i = 0; i < n; i++) y[i] = a;);
   return SPS_SUCCESS;
 }
 
@@ -55,16 +55,16 @@ static sps_status cpu_copy(sps_context *ctx, int64_t n, const double *x, double 
 static sps_status cpu_scal(sps_context *ctx, int64_t n, double a, double *y)
 {
   (void)ctx;
-#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
-  for (int64_t i = 0; i < n; i++) y[i] *= a;
+  SPS_OMP_IF(n > SPS_OMP_MIN, "omp parallel for schedule(static)",
+  for (int64_t i = 0; i < n; i++) y[i] *= a;);
   return SPS_SUCCESS;
 }
 
 static sps_status cpu_axpy(sps_context *ctx, int64_t n, double a, const double *x, double *y)
 {
   (void)ctx;
-#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
-  for (int64_t i = 0; i < n; i++) y[i] += a * x[i];
+  SPS_OMP_IF(n > SPS_OMP_MIN, "omp parallel for schedule(static)",
+  for (int64_t i = 0; i < n; i++) y[i] += a * x[i];);
   return SPS_SUCCESS;
 }
 
@@ -74,12 +74,12 @@ static sps_status cpu_axpby(sps_context *ctx, int64_t n, double a, const double 
   (void)ctx;
   /* beta = 0 must not propagate NaN or Inf already in y: the kernel does not read y then. */
   const sps_cpu_kernels *K = sps_cpu_kernels_current();
-#pragma omp parallel if (n > SPS_OMP_MIN)
+  SPS_OMP_IF(n > SPS_OMP_MIN, "omp parallel",
   {
     int64_t lo, hi;
     sps_omp_part(n, &lo, &hi);
     K->axpby(hi - lo, a, x + lo, b, y + lo);
-  }
+  });
   return SPS_SUCCESS;
 }
 
@@ -87,8 +87,8 @@ static sps_status cpu_pointwise_mult(sps_context *ctx, int64_t n, const double *
                                      const double *x, double *y)
 {
   (void)ctx;
-#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
-  for (int64_t i = 0; i < n; i++) y[i] = w[i] * x[i];
+  SPS_OMP_IF(n > SPS_OMP_MIN, "omp parallel for schedule(static)",
+  for (int64_t i = 0; i < n; i++) y[i] = w[i] * x[i];);
   return SPS_SUCCESS;
 }
 
@@ -97,8 +97,8 @@ static sps_status cpu_gather(sps_context *ctx, int64_t n, const int32_t *idx, co
                              double *y)
 {
   (void)ctx;
-#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
-  for (int64_t k = 0; k < n; k++) y[k] = x[idx[k]];
+  SPS_OMP_IF(n > SPS_OMP_MIN, "omp parallel for schedule(static)",
+  for (int64_t k = 0; k < n; k++) y[k] = x[idx[k]];);
   return SPS_SUCCESS;
 }
 
@@ -106,8 +106,8 @@ static sps_status cpu_dot(sps_context *ctx, int64_t n, const double *x, const do
                           double *result)
 {
   sps_csum s = sps_csum_zero();
-#pragma omp parallel for schedule(static) reduction(csum : s) if (n > SPS_OMP_MIN)
-  for (int64_t i = 0; i < n; i++) sps_csum_add(&s, x[i] * y[i]);
+  SPS_OMP_IF(n > SPS_OMP_MIN, "omp parallel for schedule(static) reduction(csum : s)",
+  for (int64_t i = 0; i < n; i++) sps_csum_add(&s, x[i] * y[i]););
   SPS_CHECK(sps_comm_sum(ctx, &s, 1, NULL, 0));
   *result = sps_csum_value(s);
   return SPS_SUCCESS;
@@ -127,14 +127,13 @@ static sps_status cpu_sumsq_pass(sps_context *ctx, int64_t n, const double *x, s
   sps_csum s = sps_csum_zero();
   double amax = 0.0;
   int nan = 0;
-#pragma omp parallel for schedule(static) reduction(csum : s) reduction(max : amax) \
-    reduction(|| : nan) if (n > SPS_OMP_MIN)
+  SPS_OMP_IF(n > SPS_OMP_MIN, "omp parallel for schedule(static) reduction(csum : s) reduction(max : amax) reduction(|| : nan)",
   for (int64_t i = 0; i < n; i++) {
     const double a = fabs(x[i]);
     sps_csum_add(&s, x[i] * x[i]);
     if (a > amax) amax = a;
     if (a != a) nan = 1;
-  }
+  });
   mx[0] = amax;
   mx[1] = nan ? 1.0 : 0.0;
   *ss = s;
@@ -171,11 +170,11 @@ static sps_status cpu_nrm2(sps_context *ctx, int64_t n, const double *x, double 
   /* ||x|| = 2^e ||2^-e x||, the scaling exact */
   const double scale = ldexp(1.0, -e);
   sps_csum s2 = sps_csum_zero();
-#pragma omp parallel for schedule(static) reduction(csum : s2) if (n > SPS_OMP_MIN)
+  SPS_OMP_IF(n > SPS_OMP_MIN, "omp parallel for schedule(static) reduction(csum : s2)",
   for (int64_t i = 0; i < n; i++) {
     const double xi = x[i] * scale;
     sps_csum_add(&s2, xi * xi);
-  }
+  });
   SPS_CHECK(sps_comm_sum(ctx, &s2, 1, NULL, 0));
   *result = ldexp(sqrt(sps_csum_value(s2)), e);
   return SPS_SUCCESS;
@@ -231,7 +230,7 @@ static sps_status cpu_gemv_t_cols(sps_context *ctx, int64_t n, int with_xx, int 
     const double *V0 = V + (int64_t)(j0 + xx - with_xx) * ldv;
     sps_csum s[SPS_CPU_DOT_COLS];
     for (int j = 0; j < nj; j++) s[j] = sps_csum_zero();
-#pragma omp parallel if (n > SPS_OMP_MIN)
+    SPS_OMP_IF(n > SPS_OMP_MIN, "omp parallel",
     {
       int64_t lo, hi;
       sps_omp_part(n, &lo, &hi);
@@ -241,9 +240,9 @@ static sps_status cpu_gemv_t_cols(sps_context *ctx, int64_t n, int with_xx, int 
         const int64_t t1 = hi - t0 < tile ? hi : t0 + tile;
         K->dot_cols(t1 - t0, nj - xx, V0 + t0, ldv, x + t0, xx, sh, sl);
       }
-#pragma omp critical(sps_cpu_dot_cols)
+      _Pragma("omp critical(sps_cpu_dot_cols)")
       cpu_cols_merge(nj, sh, sl, s);
-    }
+    });
     SPS_CHECK(sps_comm_sum(ctx, s, nj, NULL, 0));
     for (int j = 0; j < nj; j++) h[j0 + j] = sps_csum_value(s[j]);
   }
@@ -264,7 +263,7 @@ static sps_status cpu_gemv_n_t(sps_context *ctx, int64_t n, int k, const double 
   const sps_cpu_kernels *K = sps_cpu_kernels_current();
   sps_csum s[SPS_CPU_DOT_COLS];
   for (int j = 0; j < k; j++) s[j] = sps_csum_zero();
-#pragma omp parallel if (n > SPS_OMP_MIN)
+  SPS_OMP_IF(n > SPS_OMP_MIN, "omp parallel",
   {
     int64_t lo, hi;
     sps_omp_part(n, &lo, &hi);
@@ -275,9 +274,9 @@ static sps_status cpu_gemv_n_t(sps_context *ctx, int64_t n, int k, const double 
       K->gemv_n(t1 - t0, k, -1.0, V + t0, ldv, h, w + t0, NULL);
       K->dot_cols(t1 - t0, k, V + t0, ldv, w + t0, 0, sh, sl);
     }
-#pragma omp critical(sps_cpu_dot_cols)
+    _Pragma("omp critical(sps_cpu_dot_cols)")
     cpu_cols_merge(k, sh, sl, s);
-  }
+  });
   SPS_CHECK(sps_comm_sum(ctx, s, k, NULL, 0));
   for (int j = 0; j < k; j++) h2[j] = sps_csum_value(s[j]);
   return SPS_SUCCESS;
@@ -308,7 +307,7 @@ static sps_status cpu_gemv_n_yy(sps_context *ctx, int64_t n, int k, double alpha
     const int j1 = k - j0 < SPS_GEMV_CHUNK ? k : j0 + SPS_GEMV_CHUNK;
     const int with_yy = yy && j1 >= k;
     sps_csum s = sps_csum_zero();
-#pragma omp parallel if (n > SPS_OMP_MIN)
+    SPS_OMP_IF(n > SPS_OMP_MIN, "omp parallel",
     {
       int64_t lo, hi;
       sps_omp_part(n, &lo, &hi);
@@ -316,10 +315,10 @@ static sps_status cpu_gemv_n_yy(sps_context *ctx, int64_t n, int k, double alpha
       K->gemv_n(hi - lo, j1 - j0, alpha, V + lo + (int64_t)j0 * ldv, ldv, h + j0, y + lo,
                 with_yy ? &p : NULL);
       if (with_yy) {
-#pragma omp critical(sps_cpu_gemv_n)
+        _Pragma("omp critical(sps_cpu_gemv_n)")
         sps_csum_merge(&s, p);
       }
-    }
+    });
     if (with_yy) {
       SPS_CHECK(sps_comm_sum(ctx, &s, 1, NULL, 0));
       *yy = sps_csum_value(s);
@@ -367,7 +366,7 @@ static sps_status cpu_cg_update(sps_context *ctx, int64_t n, const double *p, co
   if (S->deferred) dinv = NULL;
   sps_csum sums[2] = {sps_csum_zero(), sps_csum_zero()};
   sps_csum rr_sum = sps_csum_zero(), rz_sum = sps_csum_zero();
-#pragma omp parallel for schedule(static) reduction(csum : rr_sum, rz_sum) if (n > SPS_OMP_MIN)
+  SPS_OMP_IF(n > SPS_OMP_MIN, "omp parallel for schedule(static) reduction(csum : rr_sum, rz_sum)",
   for (int64_t i = 0; i < n; i++) {
     x[i] += alpha * p[i];
     double ri = r[i] - alpha * q[i];
@@ -377,7 +376,7 @@ static sps_status cpu_cg_update(sps_context *ctx, int64_t n, const double *p, co
       z[i] = dinv[i] * ri;
       sps_csum_add(&rz_sum, ri * z[i]);
     }
-  }
+  });
   sums[0] = rr_sum;
   sums[1] = rz_sum;
   SPS_CHECK(sps_comm_sum(ctx, sums, 2, NULL, 0));
@@ -413,8 +412,8 @@ static sps_status cpu_dots_local(sps_context *ctx, int64_t n, int k, const doubl
   for (int l = 0; l < k; l++) {
     sps_csum s = sps_csum_zero();
     const double *a = x[l], *b = y[l];
-#pragma omp parallel for schedule(static) reduction(csum : s) if (n > SPS_OMP_MIN)
-    for (int64_t i = 0; i < n; i++) sps_csum_add(&s, a[i] * b[i]);
+    SPS_OMP_IF(n > SPS_OMP_MIN, "omp parallel for schedule(static) reduction(csum : s)",
+    for (int64_t i = 0; i < n; i++) sps_csum_add(&s, a[i] * b[i]););
     out[l] = s;
   }
   return SPS_SUCCESS;
@@ -428,7 +427,7 @@ static sps_status cpu_pipecg_update(sps_context *ctx, int64_t n, double alpha, d
 {
   (void)ctx;
   sps_csum ru = sps_csum_zero(), wu = sps_csum_zero(), rr = sps_csum_zero();
-#pragma omp parallel for schedule(static) reduction(csum : ru, wu, rr) if (n > SPS_OMP_MIN)
+  SPS_OMP_IF(n > SPS_OMP_MIN, "omp parallel for schedule(static) reduction(csum : ru, wu, rr)",
   for (int64_t i = 0; i < n; i++) {
     const double zi = beta == 0.0 ? nv[i] : nv[i] + beta * z[i];
     const double qi = beta == 0.0 ? mv[i] : mv[i] + beta * q[i];
@@ -446,7 +445,7 @@ static sps_status cpu_pipecg_update(sps_context *ctx, int64_t n, double alpha, d
     sps_csum_add(&ru, ri * ui);
     sps_csum_add(&wu, wi * ui);
     sps_csum_add(&rr, ri * ri);
-  }
+  });
   out[0] = ru;
   out[1] = wu;
   out[2] = rr;
@@ -467,12 +466,12 @@ static sps_status cpu_gmres_workspace(sps_context *ctx, int64_t n, int m, size_t
 static void cpu_scale_into_two(int64_t n, double inv, const double *x, double *a, double *b)
 {
   const sps_cpu_kernels *K = sps_cpu_kernels_current();
-#pragma omp parallel if (n > SPS_OMP_MIN)
+  SPS_OMP_IF(n > SPS_OMP_MIN, "omp parallel",
   {
     int64_t lo, hi;
     sps_omp_part(n, &lo, &hi);
     K->scale_into_two(hi - lo, inv, x + lo, a + lo, b + lo);
-  }
+  });
 }
 
 /* beta <- ||r|| = sqrt(r.r) unscaled, as the CUDA kernel forms it (the solver keeps r in
@@ -555,9 +554,9 @@ static sps_status cpu_gmres_store_z(sps_context *ctx, int64_t n, const double *z
   (void)ctx;
   if (S->status != SPS_GMRES_RUNNING) return SPS_SUCCESS;
   double *zj = Z + (int64_t)S->j * ldz;
-#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
+  SPS_OMP_IF(n > SPS_OMP_MIN, "omp parallel for schedule(static)",
   for (int64_t i = 0; i < n; i++)
-    zj[i] = z[i];
+    zj[i] = z[i];);
   return SPS_SUCCESS;
 }
 
@@ -573,12 +572,12 @@ static sps_status cpu_bicgstab_step_a(sps_context *ctx, int64_t n, const double 
   if (!sps_bicgstab_close_alpha(S, sigma)) return SPS_SUCCESS;
   const double alpha = S->alpha;
   sps_csum ss_sum = sps_csum_zero();
-#pragma omp parallel for schedule(static) reduction(csum : ss_sum) if (n > SPS_OMP_MIN)
+  SPS_OMP_IF(n > SPS_OMP_MIN, "omp parallel for schedule(static) reduction(csum : ss_sum)",
   for (int64_t i = 0; i < n; i++) {
     double si = r[i] - alpha * v[i];
     s[i] = si;
     sps_csum_add(&ss_sum, si * si);
-  }
+  });
   SPS_CHECK(sps_comm_sum(ctx, &ss_sum, 1, NULL, 0));
   sps_bicgstab_close_s(S, sps_csum_value(ss_sum));
   return SPS_SUCCESS;
@@ -595,34 +594,34 @@ static sps_status cpu_bicgstab_step_b(sps_context *ctx, int64_t n, const double 
   const double alpha = S->alpha;
   if (S->half) {
     /* ||s|| passed: x += alpha phat, r <- s */
-#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
+    SPS_OMP_IF(n > SPS_OMP_MIN, "omp parallel for schedule(static)",
     for (int64_t i = 0; i < n; i++) {
       x[i] += alpha * phat[i];
       r[i] = s[i];
-    }
+    });
     sps_bicgstab_close_step(S, S->ss, S->rho);
     return SPS_SUCCESS;
   }
   sps_csum ts_sum = sps_csum_zero(), tt_sum = sps_csum_zero();
-#pragma omp parallel for schedule(static) reduction(csum : ts_sum, tt_sum) if (n > SPS_OMP_MIN)
+  SPS_OMP_IF(n > SPS_OMP_MIN, "omp parallel for schedule(static) reduction(csum : ts_sum, tt_sum)",
   for (int64_t i = 0; i < n; i++) {
     sps_csum_add(&ts_sum, t[i] * s[i]);
     sps_csum_add(&tt_sum, t[i] * t[i]);
-  }
+  });
   sps_csum sums[2] = {ts_sum, tt_sum};
   SPS_CHECK(sps_comm_sum(ctx, sums, 2, NULL, 0));
   if (!sps_bicgstab_close_omega(S, sps_csum_value(sums[0]), sps_csum_value(sums[1])))
     return SPS_SUCCESS;
   const double omega = S->omega;
   sps_csum rho_sum = sps_csum_zero(), rr_sum = sps_csum_zero();
-#pragma omp parallel for schedule(static) reduction(csum : rho_sum, rr_sum) if (n > SPS_OMP_MIN)
+  SPS_OMP_IF(n > SPS_OMP_MIN, "omp parallel for schedule(static) reduction(csum : rho_sum, rr_sum)",
   for (int64_t i = 0; i < n; i++) {
     x[i] += alpha * phat[i] + omega * shat[i];
     double ri = s[i] - omega * t[i];
     r[i] = ri;
     sps_csum_add(&rho_sum, r0hat[i] * ri);
     sps_csum_add(&rr_sum, ri * ri);
-  }
+  });
   sums[0] = rr_sum;
   sums[1] = rho_sum;
   SPS_CHECK(sps_comm_sum(ctx, sums, 2, NULL, 0));
@@ -638,12 +637,12 @@ static sps_status cpu_bicgstab_direction(sps_context *ctx, int64_t n, const doub
   if (S->status != SPS_BICGSTAB_RUNNING) return SPS_SUCCESS;
   const double beta = S->beta, omega = S->omega;
   const sps_cpu_kernels *K = sps_cpu_kernels_current();
-#pragma omp parallel if (n > SPS_OMP_MIN)
+  SPS_OMP_IF(n > SPS_OMP_MIN, "omp parallel",
   {
     int64_t lo, hi;
     sps_omp_part(n, &lo, &hi);
     K->bicgstab_direction(hi - lo, beta, omega, r + lo, v + lo, p + lo);
-  }
+  });
   return SPS_SUCCESS;
 }
 

@@ -25,6 +25,25 @@
     initializer(omp_priv = sps_csum_zero())
 
 /*
+ * SPS_OMP_IF(fork, "omp PRAGMA", STATEMENT): STATEMENT under `#pragma omp PRAGMA` when fork is
+ * true, else as plain code with no OpenMP region at all. A region whose if clause is false
+ * still has libgomp set up a team for its one thread: about 270 ns a region on the machine of
+ * doc/performance.md (a 16-term compensated sum takes 15), paid several times an iteration by
+ * a small system. The results are the same: one thread runs the same loop either way, and a
+ * csum reduction that merges its one part into zero changes no bit (a compensated sum started
+ * at +0 never holds -0, so the merge gives back the part's hi and lo). Pragmas inside
+ * STATEMENT are written _Pragma("omp ...").
+ */
+#define SPS_OMP_IF(fork, pragma, ...) \
+  do {                                \
+    if (fork) {                       \
+      _Pragma(pragma) __VA_ARGS__     \
+    } else {                          \
+      __VA_ARGS__                     \
+    }                                 \
+  } while (0)
+
+/*
  * The part [lo, hi) of n elements that the calling thread of a parallel region takes: the split
  * of OpenMP's schedule(static) without a chunk size (libgomp's and libomp's: the first n mod
  * nt threads take one more), so that a kernel run on each part sums each part in the order the

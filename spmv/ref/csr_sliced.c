@@ -31,7 +31,7 @@
 void sps_ref_csr_sliced_fill(sps_csr_sliced *S, const int64_t *rowptr, const int32_t *colind,
                              const double *values)
 {
-#pragma omp parallel for schedule(dynamic, 32) if (S->nrows > SPS_SLICED_OMP_MIN)
+  SPS_OMP_IF(S->nrows > SPS_SLICED_OMP_MIN, "omp parallel for schedule(dynamic, 32)",
   for (int64_t s = 0; s < S->nslices; s++) {
     const int64_t base = S->offset[s];
     const int32_t w = S->width[s];
@@ -45,7 +45,7 @@ void sps_ref_csr_sliced_fill(sps_csr_sliced *S, const int64_t *rowptr, const int
         S->colind[o] = d < len ? colind[k0 + d] : 0;
       }
     }
-  }
+  });
 }
 
 /* Slices [s0, s1) with the kernel of isa. */
@@ -72,11 +72,11 @@ void sps_ref_csr_sliced(const sps_csr_sliced *S, int isa, double alpha, const do
 #ifdef _OPENMP
   fork = fork && omp_get_max_threads() > 1;
 #endif
-#pragma omp parallel for schedule(dynamic, 1) if (fork)
+  SPS_OMP_IF(fork, "omp parallel for schedule(dynamic, 1)",
   for (int64_t c = 0; c < nchunks; c++) {
     const int64_t s0 = c * chunk, s1 = s0 + chunk < S->nslices ? s0 + chunk : S->nslices;
     sliced_run(S, isa, s0, s1, alpha, x, beta, y);
-  }
+  });
 }
 
 /* The fused dot: whole windows (runs of at most SPS_SLICE_WINDOW slices) made in one call
@@ -90,7 +90,7 @@ void sps_ref_csr_sliced_dot(const sps_csr_sliced *S, int isa, const int64_t *row
    * rows are spread over all its slices) */
   const int64_t g = S->perm ? (int64_t)SPS_SLICE * SPS_SLICE_WINDOW : SPS_SLICE;
   sps_csum dot = sps_csum_zero();
-#pragma omp parallel reduction(csum : dot) if (n > SPS_OMP_MIN)
+  SPS_OMP_IF(n > SPS_OMP_MIN, "omp parallel reduction(csum : dot)",
   {
     int64_t lo, hi;
     sps_omp_part(n, &lo, &hi);
@@ -112,6 +112,6 @@ void sps_ref_csr_sliced_dot(const sps_csr_sliced *S, int isa, const int64_t *row
       }
       for (; i < end; i++) sps_csum_add(&dot, x[i] * y[i]);
     }
-  }
+  });
   *xy = dot;
 }
