@@ -1,5 +1,5 @@
 /* csr_scalar.c: the csr-scalar SpMV variant: plain CSR, one row per thread; on the CPU, a sliced copy (SELL-8) where the processor has AVX2 or AVX-512F. */
-#include <string.h>
+#include <stdlib.h>
 
 #include "../core/cpu_simd.h"
 #include "../core/omp_csum.h"
@@ -36,30 +36,50 @@ static void sliced_free(csr_scalar_data *d)
   sps_host_free(d);
 }
 
-/* Sort the rows [w0, w1) of a window by length, longest first (ties in row order), into
- * rows[0 .. w1-w0); len: the lengths of rows w0.. (an insertion sort: a window is 256 rows, and
- * runs once at setup). */
-static void window_order(const int32_t *len, int64_t w0, int64_t w1, int32_t *rows)
+/* The length of the row in lane k: row perm[k] (row k without perm), 0 past A's rows. */
+static int32_t lane_len(const sps_matrix *A, const int32_t *perm, int64_t k)
 {
-  for (int64_t k = 0; k < w1 - w0; k++) {
-    int64_t j = k;
-    const int32_t r = (int32_t)(w0 + k), lr = len[k];
-    while (j > 0 && len[rows[j - 1] - w0] < lr) {
-      rows[j] = rows[j - 1];
-      j--;
-    }
-    rows[j] = r;
-  }
+  const int64_t i = perm ? perm[k] : k;
+  return i < A->nrows ? (int32_t)(A->rowptr[i + 1] - A->rowptr[i]) : 0;
 }
 
-/* The entries of the slices with padding, with the lanes' lengths lens (SPS_SLICE * ns). */
-static int64_t padded_entries(const int32_t *lens, int64_t ns)
+/* A row and its length, for sorting a window. */
+typedef struct len_row {
+  int32_t len, row;
+} len_row;
+
+/* Longer first; ties in row order (so the order is one, whatever the sort). */
+static int longer_first(const void *a, const void *b)
+{
+  const len_row *x = a, *y = b;
+  if (x->len != y->len) return x->len > y->len ? -1 : 1;
+  return (x->row > y->row) - (x->row < y->row);
+}
+
+/* Sort the rows [w0, w1) of a window (at most SPS_SLICE * SPS_SLICE_WINDOW) by length, longest
+ * first, ties in row order, into rows[0 .. w1-w0). */
+static void window_order(const sps_matrix *A, int64_t w0, int64_t w1, int32_t *rows)
+{
+  len_row lr[SPS_SLICE * SPS_SLICE_WINDOW];
+  for (int64_t k = 0; k < w1 - w0; k++) {
+    lr[k].row = (int32_t)(w0 + k);
+    lr[k].len = lane_len(A, NULL, w0 + k);
+  }
+  qsort(lr, (size_t)(w1 - w0), sizeof *lr, longer_first);
+  for (int64_t k = 0; k < w1 - w0; k++)
+    rows[k] = lr[k].row;
+}
+
+/* The entries of ns slices with padding, the lanes' rows in perm's order (or in order). */
+static int64_t padded_entries(const sps_matrix *A, const int32_t *perm, int64_t ns)
 {
   int64_t padded = 0;
   for (int64_t s = 0; s < ns; s++) {
     int32_t w = 0;
-    for (int l = 0; l < SPS_SLICE; l++)
-      if (lens[SPS_SLICE * s + l] > w) w = lens[SPS_SLICE * s + l];
+    for (int l = 0; l < SPS_SLICE; l++) {
+      const int32_t len = lane_len(A, perm, SPS_SLICE * s + l);
+      if (len > w) w = len;
+    }
     padded += (int64_t)SPS_SLICE * w;
   }
   return padded;
@@ -81,44 +101,30 @@ static sps_status sliced_setup(sps_spmv_plan *plan)
   const int64_t win = (int64_t)SPS_SLICE * SPS_SLICE_WINDOW;
   sps_status st = SPS_SUCCESS;
   csr_scalar_data *d = NULL;
-  int32_t *sorted_len = NULL;
   SPS_TRY(sps_host_calloc(ctx, (void **)&d, 1, sizeof *d, "csr-scalar slices"));
   sps_csr_sliced *S = &d->S;
   S->nrows = m;
   S->nslices = ns;
-  SPS_TRY(sps_host_alloc(ctx, (void **)&S->len, (size_t)ns * SPS_SLICE, sizeof *S->len,
-                         "csr-scalar row lengths"));
   SPS_TRY(sps_host_alloc(ctx, (void **)&S->perm, (size_t)ns * SPS_SLICE, sizeof *S->perm,
                          "csr-scalar row order"));
-  SPS_TRY(sps_host_alloc(ctx, (void **)&sorted_len, (size_t)ns * SPS_SLICE, sizeof *sorted_len,
-                         "csr-scalar sorted row lengths"));
-  for (int64_t i = 0; i < ns * SPS_SLICE; i++)
-    S->len[i] = i < m ? (int32_t)(A->rowptr[i + 1] - A->rowptr[i]) : 0;
-  for (int64_t w0 = 0; w0 < m; w0 += win) {
-    const int64_t w1 = w0 + win < m ? w0 + win : m;
-    window_order(S->len + w0, w0, w1, S->perm + w0);
-    for (int64_t k = w0; k < w1; k++)
-      sorted_len[k] = S->len[S->perm[k]];
-  }
-  for (int64_t i = m; i < ns * SPS_SLICE; i++) {
+  for (int64_t w0 = 0; w0 < m; w0 += win)
+    window_order(A, w0, w0 + win < m ? w0 + win : m, S->perm + w0);
+  for (int64_t i = m; i < ns * SPS_SLICE; i++)
     S->perm[i] = INT32_MAX; /* no row: >= nrows (at most INT32_MAX) */
-    sorted_len[i] = 0;
-  }
-  const int64_t plain = padded_entries(S->len, ns), sorted = padded_entries(sorted_len, ns);
+  const int64_t plain = padded_entries(A, NULL, ns), sorted = padded_entries(A, S->perm, ns);
   const int sort = sorted < plain && 10 * sorted <= 9 * plain;
   if ((sort ? sorted : plain) > SPS_SLICED_MAX_PADDING * A->nnz + SPS_SLICE) {
-    sps_host_free(sorted_len);
     sliced_free(d);
     return SPS_SUCCESS;
   }
-  if (sort) {
-    memcpy(S->len, sorted_len, (size_t)ns * SPS_SLICE * sizeof *S->len);
-  } else {
+  if (!sort) {
     sps_host_free(S->perm);
     S->perm = NULL;
   }
-  sps_host_free(sorted_len);
-  sorted_len = NULL;
+  SPS_TRY(sps_host_alloc(ctx, (void **)&S->len, (size_t)ns * SPS_SLICE, sizeof *S->len,
+                         "csr-scalar row lengths"));
+  for (int64_t k = 0; k < ns * SPS_SLICE; k++)
+    S->len[k] = lane_len(A, S->perm, k);
   SPS_TRY(sps_host_alloc(ctx, (void **)&S->offset, (size_t)ns + 1, sizeof *S->offset,
                          "csr-scalar slice offsets"));
   SPS_TRY(sps_host_alloc(ctx, (void **)&S->width, (size_t)ns, sizeof *S->width,
@@ -154,7 +160,6 @@ static sps_status sliced_setup(sps_spmv_plan *plan)
   plan->data = d;
   return SPS_SUCCESS;
 cleanup:
-  sps_host_free(sorted_len);
   sliced_free(d);
   return st;
 }
