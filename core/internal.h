@@ -420,6 +420,14 @@ sps_status sps_matrix_adopt_device_csr(sps_context *ctx, sps_matrix **A, int64_t
  */
 sps_status sps_matrix_upload(sps_matrix *A);
 
+/*
+ * Free A's int32 device row offsets (d_rowptr32), so that every kernel then reads the int64
+ * ones (d_rowptr), the path a matrix with nnz > INT32_MAX takes: for the tests of those
+ * kernels on matrices small enough to check. Call it before any plan or preconditioner is made
+ * on A; nothing on the CPU. SPS_SUCCESS always.
+ */
+sps_status sps_matrix_drop_offsets32(sps_matrix *A);
+
 /* 1 when A equals its transpose exactly (a missing partner counts as zero); records nothing.
  * On a distributed matrix the test is collective and covers the whole matrix (0 when it fails). */
 int sps_matrix_is_symmetric(const sps_matrix *A);

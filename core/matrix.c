@@ -62,6 +62,15 @@ sps_status sps_matrix_upload(sps_matrix *A)
   return SPS_SUCCESS;
 }
 
+sps_status sps_matrix_drop_offsets32(sps_matrix *A)
+{
+  if (A->d_rowptr32 && !(A->borrowed & SPS_BORROWED_D_ROWPTR32))
+    A->ctx->be->free(A->ctx, A->d_rowptr32);
+  A->d_rowptr32 = NULL;
+  A->borrowed &= ~(unsigned)SPS_BORROWED_D_ROWPTR32;
+  return SPS_SUCCESS;
+}
+
 sps_status sps_matrix_adopt_csr(sps_context *ctx, sps_matrix **out, int64_t nrows, int64_t ncols,
                                 int64_t *rowptr, int32_t *colind, double *values,
                                 sps_symmetry symmetry)

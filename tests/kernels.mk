@@ -1,7 +1,8 @@
 # tests/kernels.mk: the SpMV kernel tests.
 # spmv_<variant> checks the variant's CPU reference against a plain CSR loop (always runs);
 # spmv_<variant>_gpu, the same source built with SPS_TEST_GPU, checks the GPU kernel against
-# the CPU reference and exits 77 without a GPU. spmv_large runs every variant on the two large
+# the CPU reference, from the int32 device row offsets and again from the int64 ones (those of
+# nnz > INT32_MAX, forced on a copy), and exits 77 without a GPU. spmv_large runs every variant on the two large
 # shared matrices, reading each once. spmv_bitwise checks that the compensated variants (CPU
 # references; GPU kernels in spmv_bitwise_gpu) give bitwise the CPU csr-scalar reference's y
 # on badly scaled and cancelling random rows and on the bundled and shared matrices.
@@ -154,7 +155,9 @@ TESTS += %reldir%/kernels/spgemm %reldir%/kernels/spgemm_gpu
 # The SpMM layer: spmm_<variant> checks the variant's CPU reference against the reference SpMM
 # (spmm-csr on the CPU, itself checked against the csr-scalar SpMV column by column, bitwise)
 # and the plain loop; spmm_<variant>_gpu (SPS_TEST_GPU) the GPU kernel against that CPU
-# reference, exit 77 without a GPU. spmm_api: multivectors, wrapped blocks, AUTO, bad arguments.
+# reference, exit 77 without a GPU; sputnik and balanced, on either, also from blocks aligned to
+# 8 bytes only (their one-double loads). spmm_api: multivectors, wrapped blocks, AUTO, bad
+# arguments.
 SPS_SPMM_TESTS = %reldir%/kernels/spmm_csr %reldir%/kernels/spmm_csr_gpu \
 	%reldir%/kernels/spmm_sputnik %reldir%/kernels/spmm_sputnik_gpu \
 	%reldir%/kernels/spmm_balanced %reldir%/kernels/spmm_balanced_gpu \

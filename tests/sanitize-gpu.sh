@@ -27,7 +27,8 @@
 # run launched to OUTDIR/<tool>-<name>.kernels (tests/launch_log.c, preloaded), and the tool
 # name "plain" runs the programs without compute-sanitizer: tests/race-coverage.sh then says
 # which kernels of the suite have run under a tool in a run that finished clean, and which runs
-# to take next. SANITIZE_OMP_THREADS (default 2): the OpenMP threads of each run.
+# to take next. SANITIZE_OMP_THREADS (default 2): the OpenMP threads of each run. The
+# distributed programs (mpi-*, 2 ranks under mpirun) run when configure had --with-mpi.
 set -u
 out=${1:?usage: tests/sanitize-gpu.sh OUTDIR [JOBS] [TIMEOUT_S] [TOOLS...]}
 jobs=${2:-8}
@@ -90,6 +91,13 @@ list() {
     for p in solvers amg defaults cpu_vs_gpu; do
       [ -x "tests/regress/$p" ] && emit "$t" "regress-$p" "tests/regress/$p"
     done
+    # The distributed programs on 2 ranks sharing the GPU, as `make check` runs them
+    # (tests/mpi/*-cuda-np2.sh; built with --with-mpi): the tool follows mpirun's children
+    # (run_one adds --target-processes all), whose split reductions and halo kernels no other
+    # program launches. Never sharded: the MPI programs do not deal their cases.
+    for p in spmv solvers api; do
+      [ -x "tests/mpi/$p" ] && printf '%s\tmpi-%s-np2\ttests/mpi/%s-cuda-np2.sh\t\n' "$t" "$p" "$p"
+    done
     printf '%s\tcli-gmres-fused\t./spsolve --device cuda --solver gmres --precond none --gmres-fused --maxit 8 --restart 4 -q tests/data/orsreg_1.mtx.gz\t\n' "$t"
     for r in $cli_runs; do
       s=${r%%:*} pc=${r#*:}
@@ -121,6 +129,7 @@ run_one() {
   # (tests/launch_log.c preloaded). The tool "plain" runs the program without compute-sanitizer.
   local pre=() san=(compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 20)
   [ -n "${SANITIZE_LAUNCH_LOG:-}" ] && pre=(env LD_PRELOAD="$out/launch_log.so" SPS_LAUNCH_LOG="$out/$tool-$name.kernels")
+  case $name in mpi-*) san+=(--target-processes all) ;; esac
   [ "$tool" = plain ] && san=()
   # OpenMP: SANITIZE_OMP_THREADS (default 2) threads a run, waiting passively: dozens of runs
   # side by side, each with a thread per core spinning, left the CPU halves of the tests (the

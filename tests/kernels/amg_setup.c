@@ -20,8 +20,8 @@
  *               round's select and update), cflags, split, the product M2 M1 (sps_spgemm),
  *               interp, trunc (interp_max 0, 2 and 4; trunc 0 and 0.2; C rows injected);
  *   aggregation tent_count/fill, row_norms, tent_scale, sa_smooth, trunc with a weight;
- *   Gauss-Seidel colour rounds, colour count, order, and a sweep of each colour (1 and 4
- *               lanes);
+ *   Gauss-Seidel colour rounds, colour count, order, and a sweep of each colour (1, 2, 4, 8,
+ *               16 and 32 lanes a row: every width of the kernel);
  *   smoother    the Chebyshev smoother's fused updates (check_cheby: also against the separate
  *               operations they replace);
  *   Lanczos     the spectral estimate's steps with their scalars in memory (check_lanczos: also
@@ -811,7 +811,7 @@ static void check_mcgs(const char *name, const mat *A, int with_transpose)
   listed &= H(start, int64_t)[ncol] == n;
   sps_ok(same(&start) && same(&order) && listed, "%s: rows listed colour by colour", name);
   /* sweeps: forward then backward over the colours, x from a random start */
-  for (int lanes = 1; lanes <= 4; lanes *= 4) {
+  for (int lanes = 1; lanes <= 32; lanes *= 2) { /* every width the kernel has */
     buf b = mk(NULL, (size_t)n * sizeof(double)), x = mk(NULL, (size_t)n * sizeof(double));
     buf dinv = mk(NULL, (size_t)n * sizeof(double));
     sps_rng rng = {0x6a55u};

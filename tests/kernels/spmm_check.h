@@ -31,12 +31,15 @@ static inline double *spmm_alloc(int64_t count)
  * Y <- alpha*A*X + beta*Y0 with an SpMM plan of `kind` for k columns on A's context (X, Y0, Y
  * column-major host blocks); Y0 replaced by NaN when beta = 0 (it must not be read). Returns
  * the setup status (its message in *msg); on success Y holds the result and *used the variant
- * that ran.
+ * that ran. With `shifted`, the device blocks are views (sps_multivector_wrap) that start one
+ * double into blocks of k + 1 columns: 8-byte aligned, not 16, so the kernels take their
+ * 8-byte loads (sps_spmm_xy_vec gives 1) where the blocks of sps_multivector_create get 16-byte
+ * ones.
  */
-static inline sps_status spmm_apply_once(sps_context *ctx, const sps_matrix *A, sps_spmm_kind kind,
-                                         int64_t k, double alpha, const double *X, double beta,
-                                         const double *Y0, double *Y, sps_spmm_kind *used,
-                                         const char **msg)
+static inline sps_status spmm_apply_at(sps_context *ctx, const sps_matrix *A, sps_spmm_kind kind,
+                                       int64_t k, double alpha, const double *X, double beta,
+                                       const double *Y0, double *Y, sps_spmm_kind *used,
+                                       const char **msg, int shifted)
 {
   static char buf[1024];
   int64_t m, n;
@@ -56,8 +59,19 @@ static inline sps_status spmm_apply_once(sps_context *ctx, const sps_matrix *A, 
   double *yin = spmm_alloc(m * k);
   for (int64_t i = 0; i < m * k; i++)
     yin[i] = beta == 0.0 ? NAN : Y0[i];
-  if (sps_multivector_create(ctx, &mx, n, k) || sps_multivector_create(ctx, &my, m, k) ||
-      sps_multivector_upload(mx, X, n, k) || sps_multivector_upload(my, yin, m, k))
+  sps_multivector *bx = NULL, *by = NULL; /* the blocks the shifted views lie in */
+  if (shifted) {
+    double *dx, *dy;
+    int64_t ldx, ldy;
+    if (sps_multivector_create(ctx, &bx, n, k + 1) || sps_multivector_create(ctx, &by, m, k + 1) ||
+        sps_multivector_get_data(bx, &dx, &ldx) || sps_multivector_get_data(by, &dy, &ldy) ||
+        sps_multivector_wrap(ctx, &mx, n, k, n > 0 ? dx + 1 : dx, ldx) ||
+        sps_multivector_wrap(ctx, &my, m, k, m > 0 ? dy + 1 : dy, ldy))
+      sps_bail("shifted multivectors: %s", sps_context_last_error(ctx));
+  } else if (sps_multivector_create(ctx, &mx, n, k) || sps_multivector_create(ctx, &my, m, k)) {
+    sps_bail("multivectors: %s", sps_context_last_error(ctx));
+  }
+  if (sps_multivector_upload(mx, X, n, k) || sps_multivector_upload(my, yin, m, k))
     sps_bail("multivector setup: %s", sps_context_last_error(ctx));
   st = sps_spmm_apply(plan, alpha, mx, beta, my);
   if (st)
@@ -68,8 +82,18 @@ static inline sps_status spmm_apply_once(sps_context *ctx, const sps_matrix *A, 
   free(yin);
   sps_multivector_destroy(&mx);
   sps_multivector_destroy(&my);
+  sps_multivector_destroy(&bx);
+  sps_multivector_destroy(&by);
   sps_spmm_plan_destroy(&plan);
   return SPS_SUCCESS;
+}
+
+static inline sps_status spmm_apply_once(sps_context *ctx, const sps_matrix *A, sps_spmm_kind kind,
+                                         int64_t k, double alpha, const double *X, double beta,
+                                         const double *Y0, double *Y, sps_spmm_kind *used,
+                                         const char **msg)
+{
+  return spmm_apply_at(ctx, A, kind, k, alpha, X, beta, Y0, Y, used, msg, 0);
 }
 
 /* Entries of the m x k blocks Y and Yref that differ in any bit; the largest relative
@@ -136,7 +160,9 @@ typedef struct spmm_check_args {
  * CPU reference must give the reference SpMM's bits (spmm-csr on the CPU) and stay within the
  * per-row tolerance of the plain loop; for spmm-csr itself, its columns must be the csr-scalar
  * SpMV's bit for bit. GPU: the variant on the GPU must give its CPU reference's bits
- * (cusparse-spmm: within the tolerance of the plain loop).
+ * (cusparse-spmm: within the tolerance of the plain loop). spmm-sputnik and spmm-balanced, on
+ * either, also from blocks aligned to 8 bytes only (spmm_apply_at's shifted views), where they
+ * load one double at a time instead of two.
  */
 static inline void spmm_check_matrix(sps_context *cpu, sps_context *gpu, const sps_matrix *A,
                                      const char *name, sps_spmm_kind kind)
@@ -150,11 +176,13 @@ static inline void spmm_check_matrix(sps_context *cpu, sps_context *gpu, const s
                        : (int)(sizeof spmm_ks / sizeof *spmm_ks);
   sps_matrix *Ag = gpu ? spmv_copy_to(gpu, A) : NULL;
   const char *dev = gpu ? " (GPU)" : "";
+  /* the kernels whose loads follow the blocks' alignment run on shifted blocks too */
+  const int shift = kind == SPS_SPMM_SPUTNIK || kind == SPS_SPMM_BALANCED;
   for (int ki = 0; ki < nk; ki++) {
     const int64_t k = ks[ki];
     double *X = spmm_alloc(n * k), *Y0 = spmm_alloc(m * k), *Y = spmm_alloc(m * k);
     double *Yref = spmm_alloc(m * k);
-    int64_t bits = 0, misses = 0, spmv_bits = 0;
+    int64_t bits = 0, misses = 0, spmv_bits = 0, shift_bits = 0;
     double worst_tol = 0.0, maxrel = 0.0;
     sps_status st = SPS_SUCCESS;
     const char *msg = "";
@@ -188,6 +216,13 @@ static inline void spmm_check_matrix(sps_context *cpu, sps_context *gpu, const s
         double mr;
         bits += spmm_bit_mismatches(m, k, Y, Yref, &mr);
         if (mr > maxrel) maxrel = mr;
+        if (shift) {
+          /* the same product from 8-byte-aligned blocks: the kernels' 8-byte loads */
+          if (spmm_apply_at(gpu ? gpu : cpu, gpu ? Ag : A, kind, k, alpha, X, beta, Y0, Y, NULL,
+                            &msg, 1))
+            sps_bail("%s on %s, k %lld, shifted blocks: %s", kname, name, (long long)k, msg);
+          shift_bits += spmm_bit_mismatches(m, k, Y, Yref, &mr);
+        }
       }
       double w;
       misses += spmm_tolerance_misses(A, k, alpha, X, beta, Y0, Y, &w);
@@ -207,6 +242,12 @@ static inline void spmm_check_matrix(sps_context *cpu, sps_context *gpu, const s
              "%s%s on %s, k %lld: within the per-row tolerance of the plain loop for alpha 1 "
              "beta 0 (Y NaN on entry) and alpha 2.5 beta -0.75 (%lld rows off, worst %.3g x tol)",
              kname, dev, name, (long long)k, (long long)misses, worst_tol);
+      if (shift)
+        sps_ok(shift_bits == 0,
+               "%s%s on %s, k %lld: from blocks 8-byte aligned (8-byte loads), bitwise the %s too "
+               "(%lld entries differ)",
+               kname, dev, name, (long long)k,
+               gpu ? "CPU reference of the variant" : "reference SpMM", (long long)shift_bits);
       if (!gpu && kind == SPS_SPMM_CSR)
         sps_ok(spmv_bits == 0,
                "reference SpMM on %s, k %lld: every column is the csr-scalar SpMV's bit for bit "

@@ -7,6 +7,7 @@
 #include <float.h>
 
 #include "../testlib.h"
+#include "../../core/internal.h" /* sps_matrix_drop_offsets32 */
 
 /*
  * Tolerance. Two sums of the same len_i products in different orders differ by at most
@@ -329,11 +330,13 @@ static inline sps_status spmv_apply_once(sps_context *ctx, const sps_matrix *A, 
 /*
  * Check one matrix. With gpu == NULL: the variant on the CPU against the plain CSR loop.
  * With a CUDA context: the variant on the GPU against its CPU reference (the same variant on
- * the CPU context; csr-scalar for cusparse, which has none). For each (alpha, beta) of
- * (1, 0) and (2.5, -0.75), seeded random x and y0. ell's refusals are checked against its
- * rule (status SPS_ERR_UNSUPPORTED and a message naming the sizes). On the GPU the
- * compensated variants (spmv_kind_compensated) must also give the CPU csr-scalar
- * reference's y bit for bit in every row.
+ * the CPU context; csr-scalar for cusparse, which has none), twice: on the matrix as made
+ * (int32 device row offsets, which every matrix with nnz <= INT32_MAX has) and on a copy
+ * without them (sps_matrix_drop_offsets32), whose kernels read the int64 offsets as they do
+ * for nnz > INT32_MAX. For each (alpha, beta) of (1, 0) and (2.5, -0.75), seeded random x and
+ * y0. ell's refusals are checked against its rule (status SPS_ERR_UNSUPPORTED and a message
+ * naming the sizes). On the GPU the compensated variants (spmv_kind_compensated) must also
+ * give the CPU csr-scalar reference's y bit for bit in every row.
  */
 static inline void spmv_check_matrix(sps_context *cpu, sps_context *gpu, const sps_matrix *A,
                                      const char *name, sps_spmv_kind kind, int tpr)
@@ -341,69 +344,96 @@ static inline void spmv_check_matrix(sps_context *cpu, sps_context *gpu, const s
   int64_t m, n, nnz;
   sps_matrix_get_size(A, &m, &n, &nnz);
   const char *kname = sps_spmv_kind_name(kind);
-  sps_matrix *Ag = gpu ? spmv_copy_to(gpu, A) : NULL;
+  /* the matrices the variant runs on: A itself on the CPU; on the GPU the two copies */
+  const sps_matrix *runs[2] = {A, NULL};
+  sps_matrix *Ag = NULL, *Ag64 = NULL;
+  static const char *const devs[2] = {" (GPU)", " (GPU, int64 offsets)"};
+  int nruns = 1;
+  if (gpu) {
+    Ag = spmv_copy_to(gpu, A);
+    Ag64 = spmv_copy_to(gpu, A);
+    sps_matrix_drop_offsets32(Ag64);
+    const int32_t *r32 = NULL, *r32_64 = NULL;
+    sps_matrix_get_device_csr(Ag, NULL, &r32, NULL, NULL);
+    sps_matrix_get_device_csr(Ag64, NULL, &r32_64, NULL, NULL);
+    if (!r32 || r32_64) sps_bail("%s: the GPU copies' int32 offsets are not as meant", name);
+    runs[0] = Ag;
+    runs[1] = Ag64;
+    nruns = 2;
+  }
   double *x = (double *)malloc((size_t)(n > 0 ? n : 1) * sizeof *x);
   double *y0 = (double *)malloc((size_t)(m > 0 ? m : 1) * sizeof *y0);
   double *y = (double *)malloc((size_t)(m > 0 ? m : 1) * sizeof *y);
   double *yref = (double *)malloc((size_t)(m > 0 ? m : 1) * sizeof *yref);
-  if (!x || !y0 || !y || !yref) sps_bail("out of memory");
-  for (int p = 0; p < 2; p++) {
+  double *ycs = (double *)malloc((size_t)(m > 0 ? m : 1) * sizeof *ycs);
+  if (!x || !y0 || !y || !yref || !ycs) sps_bail("out of memory");
+  int refused = 0;
+  for (int p = 0; p < 2 && !refused; p++) {
     double alpha = spmv_alphas[p], beta = spmv_betas[p];
     spmv_random_vectors(0xC0FFEEu + (uint64_t)p, n, x, m, y0);
     const char *msg;
-    sps_status st = spmv_apply_once(gpu ? gpu : cpu, gpu ? Ag : A, kind, tpr, alpha, x, beta, y0,
-                                    y, &msg);
-    if (kind == SPS_SPMV_ELL && spmv_ell_refuses(A)) {
-      sps_ok(st == SPS_ERR_UNSUPPORTED && strstr(msg, "padded size") && strstr(msg, "3 x nnz"),
-             "%s%s refuses %s (%lld x %lld, nnz %lld): \"%s\"", kname, gpu ? " (GPU)" : "",
-             name, (long long)m, (long long)n, (long long)nnz, msg);
-      break;
-    }
-    if (st != SPS_SUCCESS) {
-      sps_ok(0, "%s%s tpr %d setup on %s: %s", kname, gpu ? " (GPU)" : "", tpr, name, msg);
-      break;
-    }
+    /* The reference, once for both GPU runs: the variant's CPU reference (csr-scalar for
+     * cusparse) on the GPU, the plain loop on the CPU; and the CPU csr-scalar's bits for the
+     * compensated variants on the GPU. */
     if (gpu) {
       sps_spmv_kind rk = kind == SPS_SPMV_CUSPARSE ? SPS_SPMV_CSR_SCALAR : kind;
-      if (spmv_apply_once(cpu, A, rk, tpr, alpha, x, beta, y0, yref, &msg) != SPS_SUCCESS)
+      if (!(kind == SPS_SPMV_ELL && spmv_ell_refuses(A)) &&
+          spmv_apply_once(cpu, A, rk, tpr, alpha, x, beta, y0, yref, &msg) != SPS_SUCCESS)
         sps_bail("CPU reference %s on %s: %s", sps_spmv_kind_name(rk), name, msg);
+      if (spmv_kind_compensated(kind) &&
+          spmv_apply_once(cpu, A, SPS_SPMV_CSR_SCALAR, 0, alpha, x, beta, y0, ycs, &msg) !=
+              SPS_SUCCESS)
+        sps_bail("CPU reference csr-scalar on %s: %s", name, msg);
     } else {
       spmv_plain(A, alpha, x, beta, y0, yref);
     }
-    if (gpu && spmv_kind_compensated(kind)) {
-      /* The GPU's compensated sums must give the CPU csr-scalar reference's bits. */
-      double *ycs = (double *)malloc((size_t)(m > 0 ? m : 1) * sizeof *ycs);
-      if (!ycs) sps_bail("out of memory");
-      if (spmv_apply_once(cpu, A, SPS_SPMV_CSR_SCALAR, 0, alpha, x, beta, y0, ycs, &msg) !=
-          SPS_SUCCESS)
-        sps_bail("CPU reference csr-scalar on %s: %s", name, msg);
-      double maxrel;
-      int64_t nbits = spmv_bit_mismatches(m, y, ycs, &maxrel);
-      sps_ok(nbits == 0,
-             "%s (GPU) tpr %d on %s, alpha %g beta %g: bitwise equal to the CPU csr-scalar "
-             "reference (%lld of %lld rows differ, max rel diff %.3g)",
-             kname, tpr, name, alpha, beta, (long long)nbits, (long long)m, maxrel);
-      free(ycs);
+    for (int r = 0; r < nruns; r++) {
+      const char *dev = gpu ? devs[r] : "";
+      sps_status st =
+          spmv_apply_once(gpu ? gpu : cpu, runs[r], kind, tpr, alpha, x, beta, y0, y, &msg);
+      if (kind == SPS_SPMV_ELL && spmv_ell_refuses(A)) {
+        sps_ok(st == SPS_ERR_UNSUPPORTED && strstr(msg, "padded size") && strstr(msg, "3 x nnz"),
+               "%s%s refuses %s (%lld x %lld, nnz %lld): \"%s\"", kname, dev, name,
+               (long long)m, (long long)n, (long long)nnz, msg);
+        refused = 1;
+        continue;
+      }
+      if (st != SPS_SUCCESS) {
+        sps_ok(0, "%s%s tpr %d setup on %s: %s", kname, dev, tpr, name, msg);
+        refused = 1;
+        continue;
+      }
+      if (gpu && spmv_kind_compensated(kind)) {
+        /* The GPU's compensated sums must give the CPU csr-scalar reference's bits. */
+        double maxrel;
+        int64_t nbits = spmv_bit_mismatches(m, y, ycs, &maxrel);
+        sps_ok(nbits == 0,
+               "%s%s tpr %d on %s, alpha %g beta %g: bitwise equal to the CPU csr-scalar "
+               "reference (%lld of %lld rows differ, max rel diff %.3g)",
+               kname, dev, tpr, name, alpha, beta, (long long)nbits, (long long)m, maxrel);
+      }
+      double worst;
+      int64_t row;
+      int64_t bad = spmv_compare(A, alpha, x, beta, y0, y, yref, &worst, &row);
+      if (bad)
+        sps_ok(0,
+               "%s%s tpr %d on %s, alpha %g beta %g: %lld rows off, worst row %lld: y %.17g ref "
+               "%.17g (%.3g x tol)",
+               kname, dev, tpr, name, alpha, beta, (long long)bad, (long long)row, y[row],
+               yref[row], worst);
+      else
+        sps_ok(1, "%s%s tpr %d on %s (%lld x %lld, nnz %lld), alpha %g beta %g%s", kname, dev,
+               tpr, name, (long long)m, (long long)n, (long long)nnz, alpha, beta,
+               beta == 0.0 ? " (y NaN on entry)" : "");
     }
-    double worst;
-    int64_t row;
-    int64_t bad = spmv_compare(A, alpha, x, beta, y0, y, yref, &worst, &row);
-    if (bad)
-      sps_ok(0,
-             "%s%s tpr %d on %s, alpha %g beta %g: %lld rows off, worst row %lld: y %.17g ref "
-             "%.17g (%.3g x tol)",
-             kname, gpu ? " (GPU)" : "", tpr, name, alpha, beta, (long long)bad, (long long)row,
-             y[row], yref[row], worst);
-    else
-      sps_ok(1, "%s%s tpr %d on %s (%lld x %lld, nnz %lld), alpha %g beta %g%s", kname,
-             gpu ? " (GPU)" : "", tpr, name, (long long)m, (long long)n, (long long)nnz, alpha,
-             beta, beta == 0.0 ? " (y NaN on entry)" : "");
   }
   free(x);
   free(y0);
   free(y);
   free(yref);
+  free(ycs);
   sps_matrix_destroy(&Ag);
+  sps_matrix_destroy(&Ag64);
 }
 
 /* Most stored entries of a shared matrix checked by the per-variant programs (the two big ones go to spmv_large). */

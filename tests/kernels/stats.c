@@ -7,8 +7,10 @@
  * rectangular shapes, 0 rows, nnz = 0 over many rows, and one of 10^6 rows beyond the kernel's
  * grid (several tiles per block). For each, with and without the column pass: the sums must
  * equal the serial loop's exactly (CPU) or the CPU reference's (GPU, all SPS_STATS_WORDS
- * words); on the GPU sps_matrix_get_stats must also give the CPU matrix's statistics bit for
- * bit (bar seconds), and AUTO's statistics (no SPS_STATS_SHORT_BLOCKS) leave short_blocks -1.
+ * words, from the int32 device row offsets and again from the int64 ones of a copy without
+ * them, the path of nnz > INT32_MAX); on the GPU sps_matrix_get_stats must also give the CPU
+ * matrix's statistics bit for bit (bar seconds), and AUTO's statistics (no
+ * SPS_STATS_SHORT_BLOCKS) leave short_blocks -1.
  * The GPU build prints, as diagnostics, the time of AUTO's statistics against one csr-scalar
  * SpMV on the largest matrix.
  * Sharded by SPS_TEST_SHARD (tests/testlib.h): each matrix with and without the column pass is a
@@ -17,6 +19,7 @@
 #include "../../spmv/ref/kernels.h"
 #include "../../spmv/spmv_internal.h"
 #include "../testlib.h"
+#include "../../core/internal.h" /* sps_matrix_drop_offsets32 */
 
 /* Sums by the plain serial loop, in 128-bit integers (a GCC extension, in the test only). */
 __extension__ typedef unsigned __int128 u128;
@@ -272,6 +275,20 @@ int main(void)
       if (w >= 0)
         sps_diag("%s: GPU %llu, CPU %llu", word_names[w], (unsigned long long)((uint64_t *)&got)[w],
                  (unsigned long long)((uint64_t *)&ref)[w]);
+      /* The kernel on the int64 row offsets (those of nnz > INT32_MAX), from a copy without
+       * the int32 ones. */
+      sps_matrix *Ag64 = NULL;
+      if (sps_matrix_create_csr(gpu, &Ag64, m, n, rp, ci, va) != SPS_SUCCESS)
+        sps_bail("%s on the GPU: %s", name, sps_context_last_error(gpu));
+      sps_matrix_drop_offsets32(Ag64);
+      if (sps_spmv_stats_sums(Ag64, columns, 1, &got) != SPS_SUCCESS)
+        sps_bail("%s: device sums (int64 offsets): %s", name, sps_context_last_error(gpu));
+      const int w64 = sums_differ(&got, &ref);
+      sps_ok(w64 < 0,
+             "%s%s: the GPU's %d words from the int64 row offsets are the CPU reference's%s%s",
+             name, columns ? "" : ", no columns", SPS_STATS_WORDS,
+             w64 < 0 ? "" : "; first differing: ", w64 < 0 ? "" : word_names[w64]);
+      sps_matrix_destroy(&Ag64);
       if (columns) {
         sps_matrix_stats sc, sg, fast;
         sps_matrix_get_stats(A, &sc);
