@@ -1028,7 +1028,9 @@ sps_status sps_multivector_create(sps_context *ctx, sps_multivector **X, int64_t
 /**
  * Create an n x k multivector over @p data, which the caller owns, in the context's memory
  * space (host memory on a CPU context, device or managed memory of the context's GPU on a
- * CUDA context), row-major: entry (i, j) at data[i*ld + j]. Nothing is copied;
+ * CUDA context), row-major: entry (i, j) at data[i*ld + j]; @p data spans n*ld doubles, the
+ * last row's columns k to ld-1 included (a view into a larger block that starts past its
+ * first column needs a row more beneath it). Nothing is copied;
  * sps_multivector_destroy() does not free @p data, which must stay valid until then. The
  * entries of columns k to ld-1 are the caller's: the library never writes them (the GPU
  * kernels may read them). On CUDA, finish the work that writes @p data before a call reads it.

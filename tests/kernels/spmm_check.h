@@ -34,7 +34,8 @@ static inline double *spmm_alloc(int64_t count)
  * that ran. With `shifted`, the device blocks are views (sps_multivector_wrap) that start one
  * double into blocks of k + 1 columns: 8-byte aligned, not 16, so the kernels take their
  * 8-byte loads (sps_spmm_xy_vec gives 1) where the blocks of sps_multivector_create get 16-byte
- * ones.
+ * ones. The blocks have a row more than the views, which span n*ld doubles from their start
+ * (sps_multivector_wrap's storage).
  */
 static inline sps_status spmm_apply_at(sps_context *ctx, const sps_matrix *A, sps_spmm_kind kind,
                                        int64_t k, double alpha, const double *X, double beta,
@@ -63,7 +64,8 @@ static inline sps_status spmm_apply_at(sps_context *ctx, const sps_matrix *A, sp
   if (shifted) {
     double *dx, *dy;
     int64_t ldx, ldy;
-    if (sps_multivector_create(ctx, &bx, n, k + 1) || sps_multivector_create(ctx, &by, m, k + 1) ||
+    if (sps_multivector_create(ctx, &bx, n + 1, k + 1) ||
+        sps_multivector_create(ctx, &by, m + 1, k + 1) ||
         sps_multivector_get_data(bx, &dx, &ldx) || sps_multivector_get_data(by, &dy, &ldy) ||
         sps_multivector_wrap(ctx, &mx, n, k, n > 0 ? dx + 1 : dx, ldx) ||
         sps_multivector_wrap(ctx, &my, m, k, m > 0 ? dy + 1 : dy, ldy))
