@@ -94,8 +94,10 @@ list() {
     # The distributed programs on 2 ranks sharing the GPU, as `make check` runs them
     # (tests/mpi/*-cuda-np2.sh; built with --with-mpi): the tool follows mpirun's children
     # (run_one adds --target-processes all), whose split reductions and halo kernels no other
-    # program launches. Never sharded: the MPI programs do not deal their cases.
-    for p in spmv solvers api; do
+    # program launches. solvers deals its configurations to shards (SPS_TEST_SHARD reaches
+    # the ranks through mpirun's environment); spmv and api run whole.
+    [ -x tests/mpi/solvers ] && emit "$t" mpi-solvers-np2 tests/mpi/solvers-cuda-np2.sh
+    for p in spmv api; do
       [ -x "tests/mpi/$p" ] && printf '%s\tmpi-%s-np2\ttests/mpi/%s-cuda-np2.sh\t\n' "$t" "$p" "$p"
     done
     printf '%s\tcli-gmres-fused\t./spsolve --device cuda --solver gmres --precond none --gmres-fused --maxit 8 --restart 4 -q tests/data/orsreg_1.mtx.gz\t\n' "$t"
