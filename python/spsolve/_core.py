@@ -25,6 +25,17 @@ from . import _lib
 _DEVICE_AUTO, _DEVICE_CPU, _DEVICE_CUDA = 0, 1, 2
 _DEVICE_KIND_NAME = {_DEVICE_CPU: "cpu", _DEVICE_CUDA: "cuda"}
 
+# Used by Solver.solve's common case, bound once: the dtype a vector is used in place with (the
+# canonical float64 descriptor, compared by identity before equality), the strides of a
+# contiguous float64 vector (a tuple of one stride is also one dimension), the ctypes calls of
+# the addresses, the report structure, and the size of one try of the automatic choice.
+_F64 = np.dtype(np.float64)
+_STRIDES_1D = (8,)
+_addressof = ctypes.addressof
+_from_buffer = ctypes.c_char.from_buffer
+_Report = _lib.sps_solve_report
+_ATTEMPT_SIZE = ctypes.sizeof(_lib.sps_solver_attempt)
+
 
 class SpsolveError(RuntimeError):
     """A libspsolve call failed. ``status`` is the status code, ``status_name`` its name
@@ -99,7 +110,7 @@ class SolveInfo:
     __slots__ = ("reason", "reason_text", "converged", "iterations", "residual_abs",
                  "residual_rel", "method", "precond", "spmv", "spmv_threads_per_row",
                  "spmv_choice", "setup_time", "solve_time", "device", "history", "_attempts_raw",
-                 "_attempts", "_pinfo_raw", "_pinfo")
+                 "_attempts", "_pinfo_raw", "_pinfo", "_raw", "_facts")
 
     def __init__(self, reason, iterations, residual_abs, residual_rel, method, precond, spmv,
                  spmv_threads_per_row, setup_time, solve_time, device, history, attempts_raw,
@@ -125,6 +136,59 @@ class SolveInfo:
         self._pinfo_raw = pinfo_raw
         self._pinfo = None
 
+    # A Solver's solve leaves the fields above unset: it keeps the library's report as it came
+    # (_raw, an sps_solve_report whose pointers are not read again) and the facts that do not
+    # change per solve (_facts: device, SpMV choice, tries, preconditioner facts), so that as
+    # little Python as possible runs after the C solve returns. Reading any of the fields, which
+    # Python does through __getattr__ for a slot not set, decodes them all at once.
+
+    def __getattr__(self, name):
+        if name not in _SOLVE_INFO_LAZY:
+            e = AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+            e.name, e.obj = name, self
+            raise e
+        self._decode()
+        return object.__getattribute__(self, name)
+
+    def _decode(self):
+        r = self._raw
+        self.device, choice, self._attempts_raw, self._pinfo_raw = self._facts
+        reason = r.reason
+        self.reason = _reason_name(reason)
+        self.reason_text = _reason_text(reason)
+        self.converged = reason > 0
+        self.iterations = r.iterations
+        self.residual_abs = r.residual_abs
+        self.residual_rel = r.residual_rel
+        self.method = _solver_name(r.method)
+        self.precond = _precond_name(r.precond)
+        self.spmv = _spmv_name(r.spmv)
+        self.spmv_threads_per_row = r.threads_per_row
+        self.spmv_choice = choice or {}
+        self.setup_time = r.setup_seconds
+        self.solve_time = r.solve_seconds
+        self._attempts = None
+        self._pinfo = None
+
+    def __getstate__(self):
+        # copy, deepcopy and pickle: the fields decoded, without the report (it holds pointers)
+        if getattr(self, "_raw", None) is not None:
+            self._decode_once()
+        state = {}
+        for k in SolveInfo.__slots__:
+            if k not in ("_raw", "_facts"):
+                try:
+                    state[k] = object.__getattribute__(self, k)
+                except AttributeError:
+                    pass
+        return None, state
+
+    def _decode_once(self):
+        try:
+            object.__getattribute__(self, "reason")
+        except AttributeError:
+            self._decode()
+
     @property
     def spmv_source(self):
         return self.spmv_choice.get("source")
@@ -141,10 +205,15 @@ class SolveInfo:
     @property
     def attempts(self):
         if self._attempts is None:
+            raw = self._attempts_raw
+            if isinstance(raw, bytes):
+                # the library's array of tries as the solve left it, copied byte for byte
+                raw = [_lib.sps_solver_attempt.from_buffer_copy(raw, k)
+                       for k in range(0, len(raw), _ATTEMPT_SIZE)]
             self._attempts = [
                 Attempt(_solver_name(a.method), _precond_name(a.precond), a.iterations,
                         a.residual_rel, bool(a.accepted), a.note.decode(errors="replace"))
-                for a in self._attempts_raw
+                for a in raw
             ]
         return self._attempts
 
@@ -174,6 +243,13 @@ class SolveInfo:
                 f"residual_rel={self.residual_rel:.3e}, method={self.method!r}, "
                 f"precond={self.precond!r}, spmv={self.spmv!r}, device={self.device!r}, "
                 f"setup_time={self.setup_time:.3g}, solve_time={self.solve_time:.3g})")
+
+
+# The slots of SolveInfo that _decode sets (history is set by the solve itself).
+_SOLVE_INFO_LAZY = frozenset((
+    "reason", "reason_text", "converged", "iterations", "residual_abs", "residual_rel", "method",
+    "precond", "spmv", "spmv_threads_per_row", "spmv_choice", "setup_time", "solve_time",
+    "device", "_attempts_raw", "_attempts", "_pinfo_raw", "_pinfo"))
 
 
 class ColumnInfo:
@@ -377,6 +453,18 @@ def _name_to_enum(kind, name):
     return v.value
 
 
+_new_solve_info = object.__new__
+
+
+def _destroy_vectors(destroy, vecs):
+    """Destroy the vector handles a Solver keeps over its last b and x (Solver._vecs)."""
+    for k in (1, 3):
+        v = vecs[k]
+        if v is not None:
+            vecs[k - 1] = vecs[k] = None
+            destroy(ctypes.byref(v))
+
+
 def _addr(a):
     """The data address of a NumPy or CuPy array."""
     if isinstance(a, np.ndarray):
@@ -551,24 +639,46 @@ class Solver:
         self._matrix = None
         self._staging = None
         self._spmv_choice = {}
-        # Out-parameters reused by every solve.
-        self._i1, self._i2 = ctypes.c_int(), ctypes.c_int()
-        self._d1, self._d2 = ctypes.c_double(), ctypes.c_double()
-        self._vp1, self._vp2 = ctypes.c_void_p(), ctypes.c_void_p()
-        self._hist_p = ctypes.POINTER(ctypes.c_double)()
-        self._att_p = ctypes.POINTER(_lib.sps_solver_attempt)()
-        self._pinfo = _lib.sps_precond_info()
+        lib = _lib.lib()
+        # The report of a solve of several columns (sps_solver_get_report), reused.
         self._report = _lib.sps_solve_report()
         self._report_ref = ctypes.byref(self._report)
-        # Vector handles over the last b and x (address, handle, finalizer), kept while the
-        # next solve passes arrays at the same addresses: no wrap and destroy per solve.
-        self._wraps = [None, None]
+        # The calls of every solve, bound once.
+        self._c_solve = lib.sps_solver_solve
+        self._c_report = lib.sps_solver_get_report
+        self._c_precond_info = lib.sps_solver_get_precond_info
+        # With the automatic choice a solve may change the method, the preconditioner and the
+        # tries (sps_solver_auto_solve); with both named only setup does.
+        self._auto = (self._method == _name_to_enum("solver", "auto")
+                      or self._precond == _name_to_enum("precond", "auto"))
+        # Set by setup (see _ready): the array type that solve uses in place on this Solver's
+        # device (np.ndarray on the CPU, cupy.ndarray on a GPU; None before setup), whether
+        # that is a GPU and which, CuPy's get_current_stream, the allocator of a new x, and
+        # the facts that are the same for every solve (SolveInfo._facts; None with the
+        # automatic choice, where each solve reads them).
+        self._fast_type = None
+        self._gpu = False
+        self._gpu_index = -1
+        self._current_stream = None
+        self._empty = None
+        self._facts = None
+        self._device_name = None
+        # With the automatic choice: the tries recorded at setup, and the preconditioner facts
+        # last read (None: to be read), which only a solve that moves to another try changes.
+        self._setup_tries = 0
+        self._pinfo_now = None
+        # Views of the library's array of tries, by count, at the address the last report
+        # gave (a solver keeps its tries in one place): copied with .raw, a buffer copy.
+        self._tries_at = None
+        self._tries_views = {}
+        # Vector handles over the last b and x: [b's address, its handle, x's address, its
+        # handle], kept while the next solve passes arrays at the same addresses (the handle
+        # holds only the address and the length n, fixed by setup): no wrap and destroy per
+        # solve. One finalizer destroys what the list holds when the Solver goes.
+        self._vecs = [None, None, None, None]
+        weakref.finalize(self, _destroy_vectors, lib.sps_vector_destroy, self._vecs)
         # Whether the library is set to start from x_0 = 0 by itself (sps_solver_set_zero_guess).
         self._zero_guess = False
-        self._refs = tuple(ctypes.byref(v) for v in (self._i1, self._i2, self._d1, self._d2))
-        self._hist_ref = ctypes.byref(self._hist_p)
-        self._att_ref = ctypes.byref(self._att_p)
-        self._pinfo_ref = ctypes.byref(self._pinfo)
         if A is not None:
             self.setup(A)
 
@@ -617,12 +727,12 @@ class Solver:
                    self.ctx.handle, "sps_solver_set_tolerances")
 
     def _drop_wraps(self):
-        for i, w in enumerate(self._wraps):
-            if w is not None:
-                w[2]()
-                self._wraps[i] = None
+        _destroy_vectors(_lib.lib().sps_vector_destroy, self._vecs)
 
     def _destroy(self):
+        self._fast_type = None
+        self._facts = None
+        self._pinfo_now = None
         self._drop_wraps()
         if self._handle is not None:
             self._finalizer()
@@ -639,6 +749,8 @@ class Solver:
         if self.ctx is not ctx or self._handle is None:
             self._create(ctx)
         self._matrix = None
+        self._fast_type = None
+        self._facts = None
         self._drop_wraps()
         matrix = _Matrix(ctx, A)
         lib = _lib.lib()
@@ -661,7 +773,67 @@ class Solver:
                    "sps_vector_create")
             fx = weakref.finalize(self, lib.sps_vector_destroy, ctypes.byref(vx))
             self._staging = (vb, vx, fb, fx)
+        self._ready()
         return self
+
+    def _ready(self):
+        """Prepare what solve's common case reads, after a setup."""
+        facts = self._setup_facts()
+        self._facts = None if self._auto else facts
+        self._fast_kind()
+
+    def _fast_kind(self):
+        """The array type of solve's common case and how to use it (after a setup, or once
+        CuPy is imported)."""
+        ctx = self.ctx
+        self._gpu = ctx.is_cuda
+        self._gpu_index = ctx.index
+        if not ctx.is_cuda:
+            self._fast_type, self._empty = np.ndarray, np.empty
+        else:
+            cp = _cupy()
+            if cp is not None:
+                self._fast_type, self._empty = cp.ndarray, cp.empty
+                self._current_stream = cp.cuda.get_current_stream
+        if self.n == 0:
+            self._fast_type = None
+
+    def _setup_facts(self):
+        """(device, SpMV choice, tries, preconditioner facts) as setup left them: with a named
+        method and preconditioner no solve changes them, so every SolveInfo shares them."""
+        lib = _lib.lib()
+        r = _lib.sps_solve_report()
+        _check(lib.sps_solver_get_report(self._handle, ctypes.byref(r)), self.ctx.handle,
+               "sps_solver_get_report")
+        self._device_name = self.ctx.name
+        self._setup_tries = r.attempt_count
+        self._pinfo_now = None
+        return self._read_facts(self._handle, r)
+
+    def _read_facts(self, h, r):
+        """(device, SpMV choice, tries, preconditioner facts) after the call that gave the
+        report r: the tries copied as bytes (the report's pointer is the solver's own array,
+        rewritten by the next solve) through a ctypes view of that many at that address, kept
+        while the address repeats, and the preconditioner facts as a structure of their own.
+        The automatic choice records every try and moves to another preconditioner only
+        between two tries of a solve (sps_solver_create), so after a setup that recorded no
+        try a solve that recorded at most one has not moved: the facts last read still hold
+        (any failed solve, solve of several columns or setup forgets them: _pinfo_now None)."""
+        k = r.attempt_count
+        p = self._pinfo_now
+        if p is None or k > 1 or self._setup_tries:
+            p = _lib.sps_precond_info()
+            self._c_precond_info(h, p)
+            self._pinfo_now = p
+        a = r.attempts
+        if a != self._tries_at:
+            self._tries_at, self._tries_views = a, {}
+        v = self._tries_views.get(k)
+        if v is None:
+            if not k:
+                return (self._device_name, self._spmv_choice, b"", p)
+            v = self._tries_views[k] = (ctypes.c_char * (k * _ATTEMPT_SIZE)).from_address(a)
+        return (self._device_name, self._spmv_choice, v.raw, p)
 
     def _require_setup(self):
         if self._matrix is None:
@@ -751,9 +923,87 @@ class Solver:
         out  an array to write x into (and return), of b's kind; without x0 it starts at 0
         check  raise ConvergenceError when not converged (default: the Solver's check)
         """
+        # The common case in as few Python steps as it takes (issue 12: the time Python adds to
+        # the C solve): b and out (if given) contiguous float64 vectors of the kind this
+        # Solver uses in place (NumPy on the CPU, CuPy on the context's GPU), no x0, and the
+        # library already set to start from 0. Anything else, and any argument that would
+        # raise, takes _solve_general, which checks and converts as it always did.
+        if (type(b) is self._fast_type and x0 is None and self._zero_guess
+                and (b.dtype is _F64 or b.dtype == _F64) and b.strides == _STRIDES_1D
+                and b.size == self.n):
+            n = self.n
+            x = None
+            if self._gpu:
+                # CuPy vectors: device pointers, b on the context's GPU (out is not asked
+                # where it lies, as in _solve_general).
+                m = b.data
+                if m.device_id == self._gpu_index:
+                    bb = m.ptr
+                    if out is None:
+                        x = self._empty(n)
+                        xx = x.data.ptr
+                    elif (type(out) is self._fast_type and (out.dtype is _F64 or out.dtype == _F64)
+                          and out.strides == _STRIDES_1D and out.size == n):
+                        xx = out.data.ptr
+                        if xx >= bb + 8 * n or bb >= xx + 8 * n:
+                            x = out
+                    if x is not None:
+                        # The library reads on its own stream: b must be written first.
+                        self._current_stream().synchronize()
+            else:
+                # NumPy vectors: the address through the buffer protocol (writable arrays;
+                # a tenth of the time of a.ctypes.data, which a read-only b still takes).
+                bb = _addressof(_from_buffer(b)) if b.flags.writeable else b.ctypes.data
+                if out is None:
+                    x = np.empty(n)
+                    xx = _addressof(_from_buffer(x))
+                elif (type(out) is np.ndarray and (out.dtype is _F64 or out.dtype == _F64)
+                      and out.strides == _STRIDES_1D and out.size == n and out.flags.writeable):
+                    xx = _addressof(_from_buffer(out))
+                    if xx >= bb + 8 * n or bb >= xx + 8 * n:
+                        x = out
+            if x is not None:
+                h = self._handle
+                vecs = self._vecs
+                vb = vecs[1] if vecs[0] == bb else self._rewrap(0, bb)
+                vx = vecs[3] if vecs[2] == xx else self._rewrap(2, xx)
+                if self._trace_pointers:
+                    self.last_vector_data = self._vector_data(_lib.lib(), vb, vx)
+                st = self._c_solve(h, vb, vx)
+                # After the C solve: the status, the report kept undecoded (see SolveInfo),
+                # and the check, as _take_info and _solve_general do.
+                if st:
+                    self._pinfo_now = None
+                    _check(st, self.ctx.handle, "sps_solver_solve")
+                r = _Report()
+                self._c_report(h, r)
+                info = _new_solve_info(SolveInfo)
+                info._raw = r
+                f = self._facts
+                if f is None:
+                    # The automatic choice, as _read_facts reads it, inlined for a solve that
+                    # made one try at the address of the last: the tries copied, the
+                    # preconditioner facts last read.
+                    k = r.attempt_count
+                    v = self._tries_views.get(k)
+                    p = self._pinfo_now
+                    if (k == 1 and v is not None and p is not None and not self._setup_tries
+                            and r.attempts == self._tries_at):
+                        f = (self._device_name, self._spmv_choice, v.raw, p)
+                    else:
+                        f = self._read_facts(h, r)
+                info._facts = f
+                info.history = self._history_of(r) if self._history else None
+                if (self.check if check is None else check) and r.reason <= 0:
+                    raise ConvergenceError(info)
+                return x, info
+        return self._solve_general(b, x0, out, check)
+
+    def _solve_general(self, b, x0, out, check):
         if getattr(b, "ndim", 1) == 2:
             return self._solve_many(b, x0, out, check)
         self._require_setup()
+        self._pinfo_now = None
         lib = _lib.lib()
         ctx = self.ctx
         n = self.n
@@ -779,7 +1029,7 @@ class Solver:
             _check(lib.sps_vector_upload(vb, _addr(bh), n), c, "sps_vector_upload")
             if x0 is not None:
                 _check(lib.sps_vector_upload(vx, _addr(xh), n), c, "sps_vector_upload")
-            _check(lib.sps_solver_solve(h, vb, vx), c, "sps_solver_solve")
+            _check(self._c_solve(h, vb, vx), c, "sps_solver_solve")
             _check(lib.sps_vector_download(vx, _addr(xh), n), c, "sps_vector_download")
             if on_gpu:
                 x[...] = _cupy().asarray(xh)
@@ -789,7 +1039,10 @@ class Solver:
             x[...] = _cupy().asarray(xh)
         else:
             self._solve_wrapped(lib, c, h, b, x, n)
-        info = self._info(lib, h, c)
+        info = self._take_info(h)
+        if self._fast_type is None and self._gpu and self.n and _cupy() is not None:
+            # CuPy was imported after setup: the common case can take CuPy vectors from now.
+            self._fast_kind()
         if not info.converged and (self.check if check is None else check):
             raise ConvergenceError(info)
         return x, info
@@ -814,6 +1067,7 @@ class Solver:
 
     def _solve_many(self, b, x0, out, check):
         self._require_setup()
+        self._pinfo_now = None
         lib = _lib.lib()
         ctx, n, h = self.ctx, self.n, self._handle
         c = ctx.handle
@@ -837,6 +1091,9 @@ class Solver:
             # more columns than the work space was made for: made again, once
             _check(lib.sps_solver_set_columns(h, k), c, "sps_solver_set_columns")
             self._columns = k
+            if self._facts is not None:
+                # a rebuild after setup: the facts the solves share are read again
+                self._facts = self._setup_facts()
         if self._zero_guess != (x0 is None):
             _check(lib.sps_solver_set_zero_guess(h, int(x0 is None)), c,
                    "sps_solver_set_zero_guess")
@@ -910,29 +1167,29 @@ class Solver:
             cols.append(ColumnInfo(r, history))
         return ManySolveInfo(cols, rep, self._report, self.ctx.name)
 
-    def _wrapped(self, lib, c, slot, a, n):
-        """A vector handle over a's storage (no copy): the one of the last solve when a lies at
-        the same address (the handle holds only the address and the length n, fixed by setup),
-        else a new one that replaces it."""
-        addr = _addr(a)
-        w = self._wraps[slot]
-        if w is not None:
-            if w[0] == addr:
-                return w[1]
-            w[2]()
-            self._wraps[slot] = None
+    def _rewrap(self, slot, addr):
+        """A vector handle over the n doubles at addr (no copy) for slot 0 (b) or 2 (x) of
+        _vecs, replacing the slot's last one."""
+        lib = _lib.lib()
+        vecs = self._vecs
+        old = vecs[slot + 1]
+        if old is not None:
+            vecs[slot] = vecs[slot + 1] = None
+            lib.sps_vector_destroy(ctypes.byref(old))
         v = ctypes.c_void_p()
-        _check(lib.sps_vector_wrap(c, ctypes.byref(v), n, addr), c, "sps_vector_wrap")
-        self._wraps[slot] = (addr, v, weakref.finalize(self, lib.sps_vector_destroy,
-                                                        ctypes.byref(v)))
+        c = self.ctx.handle
+        _check(lib.sps_vector_wrap(c, ctypes.byref(v), self.n, addr), c, "sps_vector_wrap")
+        vecs[slot], vecs[slot + 1] = addr, v
         return v
 
     def _solve_wrapped(self, lib, c, h, b, x, n):
-        vb = self._wrapped(lib, c, 0, b, n)
-        vx = self._wrapped(lib, c, 1, x, n)
+        vecs = self._vecs
+        ab, ax = _addr(b), _addr(x)
+        vb = vecs[1] if vecs[0] == ab else self._rewrap(0, ab)
+        vx = vecs[3] if vecs[2] == ax else self._rewrap(2, ax)
         if self._trace_pointers:
             self.last_vector_data = self._vector_data(lib, vb, vx)
-        _check(lib.sps_solver_solve(h, vb, vx), c, "sps_solver_solve")
+        _check(self._c_solve(h, vb, vx), c, "sps_solver_solve")
 
     def _vector_data(self, lib, vb, vx):
         """The storage addresses of the two vectors handed to the solve (for the zero-copy
@@ -942,25 +1199,24 @@ class Solver:
         lib.sps_vector_get_data(vx, ctypes.byref(px))
         return pb.value, px.value
 
-    def _info(self, lib, h, c):
-        # One call for what the last solve gave (sps_solver_get_report), one for the
-        # preconditioner's facts.
-        r = self._report
-        lib.sps_solver_get_report(h, self._report_ref)
-        na = r.attempt_count
-        attempts = (_lib.sps_solver_attempt * na).from_buffer_copy(
-            ctypes.string_at(r.attempts, na * ctypes.sizeof(_lib.sps_solver_attempt)))
-        lib.sps_solver_get_precond_info(h, self._pinfo_ref)
-        pinfo = _lib.sps_precond_info.from_buffer_copy(self._pinfo)
-        history = None
-        if self._history:
-            count = r.history_count
-            history = (np.ctypeslib.as_array(r.history, shape=(count,)).copy()
-                       if count else np.zeros(0))
-        return SolveInfo(r.reason, r.iterations, r.residual_abs, r.residual_rel,
-                         _solver_name(r.method), _precond_name(r.precond), _spmv_name(r.spmv),
-                         r.threads_per_row, r.setup_seconds, r.solve_seconds, self.ctx.name,
-                         history, attempts, pinfo, self._spmv_choice)
+    def _take_info(self, h):
+        """The SolveInfo of the solve just made (solve's common case does the same inline):
+        the report as the library gave it, decoded when read, with the facts that are the
+        same for every solve (or, with the automatic choice, this solve's), and the history
+        copied (history=True: the library rewrites it at the next solve)."""
+        r = _Report()
+        self._c_report(h, r)
+        info = _new_solve_info(SolveInfo)
+        info._raw = r
+        f = self._facts
+        info._facts = f if f is not None else self._read_facts(h, r)
+        info.history = self._history_of(r) if self._history else None
+        return info
+
+    @staticmethod
+    def _history_of(r):
+        count = r.history_count
+        return np.ctypeslib.as_array(r.history, shape=(count,)).copy() if count else np.zeros(0)
 
     # The preconditioner and the inverse as operators.
 

@@ -150,6 +150,8 @@ class sps_solver_attempt(ctypes.Structure):
     ]
 
 
+# attempts is declared as a plain address (const sps_solver_attempt *): reading it gives an int,
+# from which the package copies the array with a ctypes view (no pointer object per solve).
 class sps_solve_report(ctypes.Structure):
     _fields_ = [
         ("reason", ctypes.c_int),
@@ -162,7 +164,7 @@ class sps_solve_report(ctypes.Structure):
         ("precond", ctypes.c_int),
         ("spmv", ctypes.c_int),
         ("threads_per_row", ctypes.c_int),
-        ("attempts", ctypes.POINTER(sps_solver_attempt)),
+        ("attempts", ctypes.c_void_p),
         ("attempt_count", ctypes.c_int),
         ("history", ctypes.POINTER(ctypes.c_double)),
         ("history_count", ctypes.c_int),

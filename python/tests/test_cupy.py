@@ -1,8 +1,9 @@
 """test_cupy.py: CuPy data on the GPU. A cupyx.scipy.sparse matrix and CuPy vectors are solved
 where they lie: the library's matrix arrays and vectors are the CuPy arrays' own memory (the
 addresses compared), the solve makes no device allocation in Python and no host copy, and x
-comes back in the array passed in. Also: the answers against the CPU's, mixed NumPy and CuPy
-inputs, and the CuPy LinearOperator. Skips without CuPy, a GPU or a CUDA build of libspsolve."""
+comes back in the array passed in, on the first solve and on those after it (Solver.solve's
+common case). Also: the answers against the CPU's, mixed NumPy and CuPy inputs, and the CuPy
+LinearOperator. Skips without CuPy, a GPU or a CUDA build of libspsolve."""
 
 import numpy as np
 import pytest
@@ -70,6 +71,25 @@ def test_zero_copy(name):
     assert s.last_vector_data == (b.data.ptr, ptr)
     assert hook.count == 0, f"{hook.count} device allocations during the solve"
     assert gpu_relres(A, x, b) <= 1.01e-8
+    # The solves after the first take Solver.solve's common case (not _solve_general): the
+    # same in place, for another b and for out again, then without out (x a new CuPy array).
+    def general(*args):
+        raise AssertionError("the solve did not take the common case")
+
+    s._solve_general = general
+    b2 = 2.0 * b
+    hook = CountAllocations()
+    with hook:
+        x2, info2 = s.solve(b2, out=out)
+    assert x2 is out and s.last_vector_data == (b2.data.ptr, ptr)
+    assert hook.count == 0, f"{hook.count} device allocations during the solve"
+    assert info2.converged and info2.method == info.method, str(info2)
+    assert gpu_relres(A, x2, b2) <= 1.01e-8
+    x3, info3 = s.solve(b)
+    assert isinstance(x3, cp.ndarray) and x3.device.id == A.data.device.id and x3 is not out
+    assert s.last_vector_data == (b.data.ptr, x3.data.ptr)
+    assert info3.converged and gpu_relres(A, x3, b) <= 1.01e-8
+    assert info3.method == info.method and info3.precond == info.precond
 
 
 @pytest.mark.parametrize("name", ["orsreg_1", "nos3", "watt_2"])

@@ -2,6 +2,7 @@
 info object, every SciPy input format, arrays used in place on the CPU (the library's
 pointers are the NumPy arrays'), the LinearOperator interfaces, and read_matrix."""
 
+import copy
 import os
 
 import numpy as np
@@ -175,6 +176,149 @@ def test_b_of_other_dtypes(nos3):
     bs[::2] = b  # a strided view is made contiguous
     x, _ = spsolve.solve(nos3, bs[::2], device="cpu")
     assert np.array_equal(x, x_ref)
+
+
+def common_case_only(s):
+    """Make the Solver's later solves fail unless they take solve's common case (not
+    Solver._solve_general)."""
+    def general(*args):
+        raise AssertionError("the solve did not take the common case")
+
+    s._solve_general = general
+
+
+def _info_fields(info):
+    """Every field of a SolveInfo, decoded (the times, the history and the dicts included)."""
+    keys = ("reason", "reason_text", "converged", "iterations", "residual_abs", "residual_rel",
+            "residual", "method", "precond", "spmv", "spmv_threads_per_row", "spmv_choice",
+            "spmv_source", "spmv_why", "setup_time", "solve_time", "device", "attempts",
+            "precond_info")
+    d = {k: getattr(info, k) for k in keys}
+    d["history"] = None if info.history is None else info.history.tolist()
+    d["precond_info"] = {k: v for k, v in d["precond_info"].items()}
+    return d
+
+
+@pytest.mark.parametrize("method, precond", [("auto", "auto"), ("gmres", "ilu0")])
+def test_repeated_solves_keep_each_info(orsreg, method, precond):
+    # Solves after the first take solve's common case (out given, no x0, vectors in place):
+    # each info keeps what its own solve gave, read in full after later solves.
+    n = orsreg.shape[0]
+    s = spsolve.Solver(orsreg, method=method, precond=precond, history=True, device="cpu")
+    out = np.empty(n)
+    infos, seen = [], []
+    for seed in (1, 2, 3, 4):
+        b, _ = rhs(orsreg, seed)
+        if seed == 2:
+            common_case_only(s)
+        x, info = s.solve(b, out=out) if seed % 2 else s.solve(b)
+        assert info.converged and true_relres(orsreg, x, b) <= 1.01e-8
+        assert (x is out) == bool(seed % 2)
+        infos.append(info)
+        seen.append(_info_fields(info))
+        assert type(info.iterations) is int and type(info.converged) is bool
+        assert type(info.solve_time) is float and info.history.dtype == np.float64
+        assert len(info.history) == info.iterations + 1
+    for info, fields in zip(infos, seen):
+        assert _info_fields(info) == fields
+    assert len({f["solve_time"] for f in seen}) > 1
+    assert [a.used for a in infos[-1].attempts] == [True]
+    with pytest.raises(AttributeError, match="'SolveInfo' object has no attribute 'nothing'"):
+        infos[-1].nothing
+    # copies, taken before and after the fields are read
+    _, fresh = s.solve(rhs(orsreg, 5)[0], out=out)
+    fields = _info_fields(copy.deepcopy(fresh))
+    assert fields == _info_fields(fresh) == _info_fields(copy.copy(fresh))
+    assert _info_fields(copy.deepcopy(fresh)) == fields
+
+
+def test_repeated_solves_follow_the_arrays(nos3):
+    # The vectors wrapped for one solve are kept while b and x stay where they are, and
+    # replaced when they move.
+    n = nos3.shape[0]
+    s = spsolve.Solver(nos3, device="cpu")
+    s._trace_pointers = True
+    outs = [np.empty(n), np.empty(n)]
+    for k in range(6):
+        b, _ = rhs(nos3, 1 + k % 3)
+        out = outs[k % 2]
+        if k == 1:
+            common_case_only(s)
+        x, info = s.solve(b, out=out)
+        assert x is out and info.converged and true_relres(nos3, x, b) <= 1.01e-8
+        assert s.last_vector_data == (addr(b), addr(out))
+    # a read-only b is read in place as well
+    b.flags.writeable = False
+    x, info = s.solve(b, out=outs[0])
+    assert info.converged and s.last_vector_data == (addr(b), addr(outs[0]))
+
+
+def test_repeated_solves_refuse_as_the_first(nos3):
+    # After solves that took the common case, bad arguments are refused as on a first solve.
+    n = nos3.shape[0]
+    s = spsolve.Solver(nos3, device="cpu")
+    b, _ = rhs(nos3)
+    out = np.empty(n)
+    s.solve(b, out=out)
+    s.solve(b, out=out)
+    with pytest.raises(ValueError, match="share memory"):
+        s.solve(b, out=b)
+    big = np.empty(2 * n)
+    big[:n] = b
+    with pytest.raises(ValueError, match="share memory"):
+        s.solve(big[:n], out=big[n // 2: n // 2 + n])
+    ro = np.empty(n)
+    ro.flags.writeable = False
+    for bad in (np.empty(n, dtype=np.float32), np.empty(n + 1), ro, np.empty(2 * n)[::2]):
+        with pytest.raises(ValueError, match="writeable contiguous float64"):
+            s.solve(b, out=bad)
+    with pytest.raises(ValueError, match=r"b has shape \(961,\)"):
+        s.solve(np.ones(n + 1), out=out)
+    with pytest.raises(TypeError, match="complex"):
+        s.solve(np.ones(n, dtype=complex), out=out)
+    x, info = s.solve(b.astype(np.float32), out=out)
+    assert info.converged and true_relres(nos3, x, b) <= 1e-6
+
+
+def _convection_diffusion(m, peclet):
+    """The 5-point convection-diffusion operator on an m x m grid (central differences): at a
+    high cell Peclet number GMRES with ILU(0) stagnates and the automatic choice moves on."""
+    e = np.ones(m)
+    t = sp.diags([-(1 + peclet / 2) * e[:-1], 2 * e, -(1 - peclet / 2) * e[:-1]], [-1, 0, 1])
+    i = sp.identity(m)
+    return sp.csr_matrix(sp.kron(i, t) + sp.kron(t, i))
+
+
+def test_automatic_choice_moving_during_a_solve():
+    # A solve that moves to another preconditioner (ILU(0) -> ILUT) changes the facts the
+    # info reports; the solves after it, which do not move, report the same ones. Each
+    # info's preconditioner facts are compared with the library's at that moment.
+    from spsolve import _lib
+
+    def matches_library(info, s):
+        p = _lib.sps_precond_info()
+        _lib.lib().sps_solver_get_precond_info(s._handle, p)
+        d = info.precond_info
+        scalars = [k for k, t in p._fields_ if k != "type" and not hasattr(t, "_length_")]
+        return d["type"] == info.precond and all(d[k] == getattr(p, k) for k in scalars)
+
+    easy, hard = _convection_diffusion(30, 5.0), _convection_diffusion(30, 50.0)
+    s = spsolve.Solver(easy, device="cpu")
+    out = np.empty(easy.shape[0])
+    _, first = s.solve(easy @ np.ones(easy.shape[0]), out=out)
+    assert first.precond == "ilu0" and len(first.attempts) == 1 and matches_library(first, s)
+    s.setup(hard)  # the same library solver: the next solve takes the common case
+    common_case_only(s)
+    b = hard @ np.ones(hard.shape[0])
+    _, moved = s.solve(b, out=out)
+    assert moved.converged and moved.precond == "ilut" and matches_library(moved, s)
+    assert [(a.precond, a.used) for a in moved.attempts] == [("ilu0", False), ("ilut", True)]
+    _, again = s.solve(b, out=out)
+    assert again.precond == "ilut" and [a.precond for a in again.attempts] == ["ilut"]
+    assert matches_library(again, s) and again.precond_info == moved.precond_info
+    assert first.precond_info["type"] == "ilu0"
+    assert first.precond_info["nnz_factors"] != moved.precond_info["nnz_factors"]
+    assert [a.precond for a in moved.attempts] == ["ilu0", "ilut"]
 
 
 def test_tolerances_between_solves(nos3):
