@@ -28,7 +28,8 @@
 # name "plain" runs the programs without compute-sanitizer: tests/race-coverage.sh then says
 # which kernels of the suite have run under a tool in a run that finished clean, and which runs
 # to take next. SANITIZE_OMP_THREADS (default 2): the OpenMP threads of each run. The
-# distributed programs (mpi-*, 2 ranks under mpirun) run when configure had --with-mpi.
+# distributed programs (mpi-*, 2 ranks under mpirun) run when configure had --with-mpi, both
+# ranks on the run's GPU, or on SANITIZE_MPI_GPUS (e.g. 0,1) for NCCL's transport.
 set -u
 out=${1:?usage: tests/sanitize-gpu.sh OUTDIR [JOBS] [TIMEOUT_S] [TOOLS...]}
 jobs=${2:-8}
@@ -131,13 +132,16 @@ run_one() {
   # (tests/launch_log.c preloaded). The tool "plain" runs the program without compute-sanitizer.
   local pre=() san=(compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 20)
   [ -n "${SANITIZE_LAUNCH_LOG:-}" ] && pre=(env LD_PRELOAD="$out/launch_log.so" SPS_LAUNCH_LOG="$out/$tool-$name.kernels")
-  case $name in mpi-*) san+=(--target-processes all) ;; esac
+  # The distributed runs see the GPUs of SANITIZE_MPI_GPUS when set (e.g. 0,1: a GPU a rank,
+  # which NCCL needs; its reductions' fold and close kernels run only then), else the run's.
+  local vis=$gpu
+  case $name in mpi-*) san+=(--target-processes all); vis=${SANITIZE_MPI_GPUS:-$gpu} ;; esac
   [ "$tool" = plain ] && san=()
   # OpenMP: SANITIZE_OMP_THREADS (default 2) threads a run, waiting passively: dozens of runs
   # side by side, each with a thread per core spinning, left the CPU halves of the tests (the
   # CPU backend's solves they compare with) crawling for minutes (run 21).
   # shellcheck disable=SC2086
-  SPS_TEST_DEVICE=cuda SPS_TEST_SHARD=$shard CUDA_VISIBLE_DEVICES=$gpu OMP_NUM_THREADS=${SANITIZE_OMP_THREADS:-2} \
+  SPS_TEST_DEVICE=cuda SPS_TEST_SHARD=$shard CUDA_VISIBLE_DEVICES=$vis OMP_NUM_THREADS=${SANITIZE_OMP_THREADS:-2} \
     OMP_WAIT_POLICY=passive timeout "$lim" stdbuf -oL -eL \
     "${pre[@]}" ./libtool --mode=execute "${san[@]}" $cmd 2>&1 |
     { t0=$(date +%s); while IFS= read -r l; do printf '%5d %s\n' $(( $(date +%s) - t0 )) "$l"; done; } > "$log"
@@ -153,7 +157,7 @@ if [ -n "${SANITIZE_LAUNCH_LOG:-}" ]; then
   ${CC:-cc} -O1 -shared -fPIC -o "$out/launch_log.so" "$src" -ldl -lpthread ||
     { echo "sanitize-gpu.sh: cannot build $src" >&2; exit 1; }
 fi
-export out limit SANITIZE_DEADLINE SANITIZE_LAUNCH_LOG SANITIZE_OMP_THREADS
+export out limit SANITIZE_DEADLINE SANITIZE_LAUNCH_LOG SANITIZE_OMP_THREADS SANITIZE_MPI_GPUS
 
 # SANITIZE_RERUN=SUMMARY SANITIZE_SPLIT=S: only the runs that SUMMARY (an earlier summary.txt)
 # shows out of time (rc=124) or never started (rc=notrun), each shard i/K split into S runs (i + jK)/(SK), j < S (named
