@@ -30,7 +30,12 @@ def load(path):
     """A Matrix Market file (.mtx or .mtx.gz) as a SciPy CSR matrix of float64."""
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "rb") as f:
-        return sp.csr_matrix(scipy.io.mmread(f), dtype=np.float64)
+        try:
+            # SciPy 1.18 and later: ask for a sparse array (their default changes in 1.20)
+            M = scipy.io.mmread(f, spmatrix=False)
+        except TypeError:
+            M = scipy.io.mmread(f)
+        return sp.csr_matrix(M, dtype=np.float64)
 
 
 def bundled(name):
