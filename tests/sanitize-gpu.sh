@@ -144,7 +144,8 @@ run_one() {
   # (SPS_TEST_MAXIT; the bitwise checks stand, the per-rank preconditioners' skip).
   local vis=$gpu mpienv=()
   case $name in mpi-*)
-    san+=(--target-processes all --print-limit 1000000); vis=${SANITIZE_MPI_GPUS:-$gpu}
+    san=(compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 1000000 --target-processes all)
+    vis=${SANITIZE_MPI_GPUS:-$gpu}
     [ -n "${SANITIZE_MPI_GPUS:-}" ] && mpienv+=(NCCL_CUMEM_ENABLE="${NCCL_CUMEM_ENABLE:-0}")
     [ -n "${SANITIZE_MPI_MAXIT:-}" ] && mpienv+=(SPS_TEST_MAXIT="$SANITIZE_MPI_MAXIT") ;;
   esac
