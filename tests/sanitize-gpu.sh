@@ -30,7 +30,8 @@
 # to take next. SANITIZE_OMP_THREADS (default 2): the OpenMP threads of each run. The
 # distributed programs (mpi-*, 2 ranks under mpirun) run when configure had --with-mpi, both
 # ranks on the run's GPU, or on SANITIZE_MPI_GPUS (e.g. 0,1) for NCCL's transport;
-# SANITIZE_MPI_MAXIT=K stops tests/mpi/solvers' solves after K iterations (see run_one).
+# SANITIZE_MPI_MAXIT=K stops tests/mpi/solvers' solves after K iterations (see run_one);
+# SANITIZE_MPI_JOBS (default 1 with SANITIZE_MPI_GPUS) distributed runs at a time.
 set -u
 out=${1:?usage: tests/sanitize-gpu.sh OUTDIR [JOBS] [TIMEOUT_S] [TOOLS...]}
 jobs=${2:-8}
@@ -135,9 +136,10 @@ run_one() {
   [ -n "${SANITIZE_LAUNCH_LOG:-}" ] && pre=(env LD_PRELOAD="$out/launch_log.so" SPS_LAUNCH_LOG="$out/$tool-$name.kernels")
   # The distributed runs see the GPUs of SANITIZE_MPI_GPUS when set (e.g. 0,1: a GPU a rank,
   # which NCCL needs; its reductions' fold and close kernels run only then), else the run's.
-  # With a GPU a rank, NCCL's legacy IPC (NCCL_CUMEM_ENABLE=0): with its default cuMem buffers
-  # every run hung under every tool at the first 2-rank context (run 27); with this, or with
-  # its P2P and SHM transports off, they ran (run 28). NCCL's setup asks cudaFuncGetAttributes
+  # With a GPU a rank, NCCL's legacy IPC (NCCL_CUMEM_ENABLE=0), the setting memcheck ran to the
+  # end with (run 28, one run at a time; so did NCCL's P2P and SHM transports off, and a plain
+  # run with the defaults). Runs 27 and 29 crawled at the first 2-rank context whatever the
+  # setting, 40 runs side by side: hence SANITIZE_MPI_JOBS below. NCCL's setup asks cudaFuncGetAttributes
   # of kernels that have no image for the GPU and ignores the error; memcheck reports each such
   # call, so these runs print every error (the classification below needs them all).
   # SANITIZE_MPI_MAXIT=K: tests/mpi/solvers stops every solve after K iterations
@@ -220,11 +222,23 @@ rerun() {
   ' "$SANITIZE_RERUN" -
 }
 
+# The distributed runs on a GPU a rank (SANITIZE_MPI_GPUS) go SANITIZE_MPI_JOBS at a time
+# (default 1) beside the others: forty of them side by side on one pair of GPUs crawled at their
+# first NCCL communicator, plain runs too (run 29: mpi-api's 87 checks take 14 s alone; 54 were
+# done after 300 s), where one at a time finished (run 28).
+mpijobs=$jobs
+[ -n "${SANITIZE_MPI_GPUS:-}" ] && mpijobs=${SANITIZE_MPI_JOBS:-1}
 # The runs kept, each with its GPU (SANITIZE_GPU_FIRST, default 0, plus its index among them
 # mod G) as a fifth field.
+runs=$(list | rerun | awk -F'\t' -v re="${SANITIZE_ONLY:-.}" -v g="$gpus" -v g0="${SANITIZE_GPU_FIRST:-0}" \
+  '$2 ~ re { print $0 "\t" (g0 + n++ % g) }')
 # shellcheck disable=SC2016 # $1 and the fields are the inner bash's
-list | rerun | awk -F'\t' -v re="${SANITIZE_ONLY:-.}" -v g="$gpus" -v g0="${SANITIZE_GPU_FIRST:-0}" \
-  '$2 ~ re { print $0 "\t" (g0 + n++ % g) }' |
+run_all() {
   tr '\t' '\034' |
-  xargs -d '\n' -P "$jobs" -n 1 bash -c 'IFS=$'"'\\034'"' read -r a b c d e <<< "$1"; run_one "$a" "$b" "$c" "$d" "$e"' _ |
-  tee "$out/summary-as-run.txt" | sort | tee "$out/summary.txt"
+    xargs -d '\n' -r -P "$1" -n 1 bash -c 'IFS=$'"'\\034'"' read -r a b c d e <<< "$1"; run_one "$a" "$b" "$c" "$d" "$e"' _
+}
+{
+  awk -F'\t' '$2 !~ /^mpi-/' <<< "$runs" | run_all "$jobs" &
+  awk -F'\t' '$2 ~ /^mpi-/' <<< "$runs" | run_all "$mpijobs" &
+  wait
+} | tee "$out/summary-as-run.txt" | sort | tee "$out/summary.txt"
