@@ -132,7 +132,7 @@ run_one() {
   # a run stopped by the time limit shows where its time went.
   # SANITIZE_LAUNCH_LOG=1: the kernels the run launched, one name each, in OUTDIR/<tool>-<name>.kernels
   # (tests/launch_log.c preloaded). The tool "plain" runs the program without compute-sanitizer.
-  local pre=() san=(compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 20)
+  local pre=() san=(compute-sanitizer --tool "$tool" --error-exitcode 9)
   [ -n "${SANITIZE_LAUNCH_LOG:-}" ] && pre=(env LD_PRELOAD="$out/launch_log.so" SPS_LAUNCH_LOG="$out/$tool-$name.kernels")
   # The distributed runs see the GPUs of SANITIZE_MPI_GPUS when set (e.g. 0,1: a GPU a rank,
   # which NCCL needs; its reductions' fold and close kernels run only then), else the run's.
@@ -146,10 +146,10 @@ run_one() {
   # (SPS_TEST_MAXIT; the bitwise checks stand, the per-rank preconditioners' skip).
   local vis=$gpu mpienv=()
   case $name in mpi-*)
-    san=(compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 1000000 --target-processes all)
-    vis=${SANITIZE_MPI_GPUS:-$gpu}
+    san+=(--print-limit 1000000 --target-processes all); vis=${SANITIZE_MPI_GPUS:-$gpu}
     [ -n "${SANITIZE_MPI_GPUS:-}" ] && mpienv+=(NCCL_CUMEM_ENABLE="${NCCL_CUMEM_ENABLE:-0}")
     [ -n "${SANITIZE_MPI_MAXIT:-}" ] && mpienv+=(SPS_TEST_MAXIT="$SANITIZE_MPI_MAXIT") ;;
+    *) san+=(--print-limit 20) ;;
   esac
   [ "$tool" = plain ] && san=()
   # OpenMP: SANITIZE_OMP_THREADS (default 2) threads a run, waiting passively: dozens of runs
@@ -181,7 +181,7 @@ run_one() {
   [ "$rc" = 137 ] && rc=124
   # A distributed run whose only errors are NCCL's ignored cudaFuncGetAttributes (above): clean,
   # with their count in the note. Every error is printed in these runs, so the count of those
-  # must equal the sum of the ranks' ERROR SUMMARY counts, and no check may have failed.
+  # must equal the tool's ERROR SUMMARY count (one for all the ranks), and no check may have failed.
   local note
   note=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|Internal Sanitizer' "$log" | tail -1 | cut -c7-)
   case $name in mpi-*)
