@@ -155,18 +155,16 @@ run_one() {
   # OpenMP: SANITIZE_OMP_THREADS (default 2) threads a run, waiting passively: dozens of runs
   # side by side, each with a thread per core spinning, left the CPU halves of the tests (the
   # CPU backend's solves they compare with) crawling for minutes (run 21).
-  # The run is a session of its own (setsid; its id in $sidf): `timeout` stops the tool, but
-  # processes it leaves (mpirun's ranks under --target-processes all, stuck in the driver) keep
-  # the log's pipe open, and the run would never end (run 27). A watchdog kills the whole
-  # session 20 s after the limit, the log stops being read 30 s after it (a process that left
-  # the session), and whatever is left of the session is killed when the run ends.
-  local sidf=$out/.$tool-$name.sid dog
+  # The run is a session of its own (setsid; its id in $sidf): `timeout` stops the tool (KILL
+  # 20 s after TERM), but processes it leaves (mpirun's ranks under --target-processes all,
+  # stuck in the driver) keep the log's pipe open, and the run would never end (run 27). So the
+  # log is read no longer than 30 s after the limit, and whatever is left of the session is
+  # killed when the run ends.
+  local sidf=$out/.$tool-$name.sid
   rm -f "$sidf"
-  ( sleep $((lim + 20)); [ -s "$sidf" ] && pkill -KILL -s "$(cat "$sidf")" ) > /dev/null 2>&1 &
-  dog=$!
   # shellcheck disable=SC2086
   SPS_TEST_DEVICE=cuda SPS_TEST_SHARD=$shard CUDA_VISIBLE_DEVICES=$vis OMP_NUM_THREADS=${SANITIZE_OMP_THREADS:-2} \
-    OMP_WAIT_POLICY=passive env "${mpienv[@]}" setsid --wait bash -c 'echo $$ > "$0"; exec "$@"' "$sidf" timeout "$lim" stdbuf -oL -eL \
+    OMP_WAIT_POLICY=passive env "${mpienv[@]}" setsid --wait bash -c 'echo $$ > "$0"; exec "$@"' "$sidf" timeout -k 20 "$lim" stdbuf -oL -eL \
     "${pre[@]}" ./libtool --mode=execute "${san[@]}" $cmd 2>&1 |
     { t0=$(date +%s); end=$((t0 + lim + 30)); while :; do
         w=$((end - $(date +%s))); [ "$w" -gt 0 ] || break
@@ -174,10 +172,9 @@ run_one() {
         printf '%5d %s\n' $(( $(date +%s) - t0 )) "$l"
       done; } > "$log"
   rc=${PIPESTATUS[0]}
-  kill "$dog" 2> /dev/null
   [ -s "$sidf" ] && pkill -KILL -s "$(cat "$sidf")" 2> /dev/null
   rm -f "$sidf"
-  # killed by the watchdog: out of time, as for timeout's own 124
+  # killed by timeout's KILL: out of time, as for its TERM's 124
   [ "$rc" = 137 ] && rc=124
   # A distributed run whose only errors are NCCL's ignored cudaFuncGetAttributes (above): clean,
   # with their count in the note. Every error is printed in these runs, so the count of those
