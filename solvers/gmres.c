@@ -192,6 +192,10 @@ static sps_status gmres_setup_device(sps_solver *s, gmres_work *gw, size_t nwork
   if (!sps_precond_is_identity(s->pc)) SPS_CHECK(sps_solver_vec_alloc(s, &gw->z, "GMRES M^-1 v"));
   SPS_CHECK(be->malloc(ctx, (void **)&gw->dense, ndense * sizeof(double),
                        "GMRES Hessenberg, rotations and history"));
+  /* zeroed as the host path's calloc: a cycle writes H, R, the rotations and g only as far as
+   * its column j, and the distributed steps download them whole (compute-sanitizer's initcheck
+   * read their unwritten tails, run 30) */
+  SPS_CHECK(be->fill(ctx, (int64_t)ndense, 0.0, gw->dense));
   SPS_CHECK(be->malloc(ctx, (void **)&gw->S, sizeof *gw->S, "GMRES state"));
   sps_gmres_state *h = &gw->init;
   h->H = gw->dense;
