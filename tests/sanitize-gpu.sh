@@ -222,7 +222,9 @@ rerun() {
 # The distributed runs on a GPU a rank (SANITIZE_MPI_GPUS) go SANITIZE_MPI_JOBS at a time
 # (default 1) beside the others: forty of them side by side on one pair of GPUs crawled at their
 # first NCCL communicator, plain runs too (run 29: mpi-api's 87 checks take 14 s alone; 54 were
-# done after 300 s), where one at a time finished (run 28).
+# done after 300 s), where one at a time finished (run 28). Other distributed runs beside them
+# count too: two a GPU a rank (two invocations, one a pair) beside three runs with the ranks on one
+# GPU finished (run 30), beside six they stalled the same way (run 32).
 mpijobs=$jobs
 [ -n "${SANITIZE_MPI_GPUS:-}" ] && mpijobs=${SANITIZE_MPI_JOBS:-1}
 # The runs kept, each with its GPU (SANITIZE_GPU_FIRST, default 0, plus its index among them
