@@ -143,7 +143,8 @@ run_one() {
   # of kernels that have no image for the GPU and ignores the error; memcheck reports each such
   # call, so these runs print every error (the classification below needs them all).
   # SANITIZE_MPI_MAXIT=K: tests/mpi/solvers stops every solve after K iterations
-  # (SPS_TEST_MAXIT; the bitwise checks stand, the per-rank preconditioners' skip).
+  # (SPS_TEST_MAXIT; the bitwise checks stand; the per-rank preconditioners' check becomes a stop
+  # within K iterations with the true residual below the start's).
   local vis=$gpu mpienv=()
   case $name in mpi-*)
     san+=(--print-limit 1000000 --target-processes all); vis=${SANITIZE_MPI_GPUS:-$gpu}
