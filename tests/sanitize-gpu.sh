@@ -31,7 +31,9 @@
 # distributed programs (mpi-*, 2 ranks under mpirun) run when configure had --with-mpi, both
 # ranks on the run's GPU, or on SANITIZE_MPI_GPUS (e.g. 0,1) for NCCL's transport;
 # SANITIZE_MPI_MAXIT=K stops tests/mpi/solvers' solves after K iterations (see run_one);
-# SANITIZE_MPI_JOBS (default 1 with SANITIZE_MPI_GPUS) distributed runs at a time.
+# SANITIZE_MPI_JOBS (default 1 with SANITIZE_MPI_GPUS) distributed runs at a time;
+# SANITIZE_MPI_SLOTS=N at most N distributed runs at once on the machine, across invocations
+# (lock files in SANITIZE_MPI_LOCKDIR, default /tmp/sanitize-gpu-mpi-slots; see run_one).
 set -u
 out=${1:?usage: tests/sanitize-gpu.sh OUTDIR [JOBS] [TIMEOUT_S] [TOOLS...]}
 jobs=${2:-8}
@@ -118,6 +120,31 @@ list() {
 run_one() {
   local tool=$1 name=$2 cmd=$3 shard=${4:-} gpu=${5:-0} log rc lim=$limit left
   log=$out/$tool-$name.log
+  # SANITIZE_MPI_SLOTS=N: at most N distributed runs at once on the machine, whatever invocation
+  # started them (runs 30 and 32: two runs a GPU a rank finished beside three distributed runs
+  # sharing a GPU, and stalled at their first NCCL communicator beside six). A run holds one of
+  # N lock files of SANITIZE_MPI_LOCKDIR (default /tmp/sanitize-gpu-mpi-slots: every
+  # invocation on the machine shares it) from before it starts to its end, and waits for one
+  # (the deadline still applies) when all are held.
+  case $name in mpi-*)
+    if [ -n "${SANITIZE_MPI_SLOTS:-}" ]; then
+      local lockdir=${SANITIZE_MPI_LOCKDIR:-/tmp/sanitize-gpu-mpi-slots} i held=
+      mkdir -p "$lockdir"
+      while [ -z "$held" ]; do
+        for i in $(seq 0 $((SANITIZE_MPI_SLOTS - 1))); do
+          exec 9>> "$lockdir/slot$i"
+          if flock -n 9; then held=$i; break; fi
+          exec 9>&-
+        done
+        [ -n "$held" ] && break
+        if [ -n "${SANITIZE_DEADLINE:-}" ] && [ $((SANITIZE_DEADLINE - $(date +%s))) -lt 30 ]; then
+          printf '%s\t%s\tgpu=%s\trc=notrun\n' "$tool" "$name" "$gpu"
+          return
+        fi
+        sleep 1
+      done
+    fi ;;
+  esac
   # SANITIZE_DEADLINE (seconds since the epoch): no run starts within 30 s of it, and none
   # runs past it (rc=notrun for those never started; SANITIZE_RERUN takes them up again).
   if [ -n "${SANITIZE_DEADLINE:-}" ]; then
@@ -166,7 +193,7 @@ run_one() {
   # shellcheck disable=SC2086
   SPS_TEST_DEVICE=cuda SPS_TEST_SHARD=$shard CUDA_VISIBLE_DEVICES=$vis OMP_NUM_THREADS=${SANITIZE_OMP_THREADS:-2} \
     OMP_WAIT_POLICY=passive env "${mpienv[@]}" setsid --wait bash -c 'echo $$ > "$0"; exec "$@"' "$sidf" timeout -k 20 "$lim" stdbuf -oL -eL \
-    "${pre[@]}" ./libtool --mode=execute "${san[@]}" $cmd 2>&1 |
+    "${pre[@]}" ./libtool --mode=execute "${san[@]}" $cmd 2>&1 9>&- |
     { t0=$(date +%s); end=$((t0 + lim + 30)); while :; do
         w=$((end - $(date +%s))); [ "$w" -gt 0 ] || break
         IFS= read -r -t "$w" l || break
@@ -204,7 +231,8 @@ if [ -n "${SANITIZE_LAUNCH_LOG:-}" ]; then
   ${CC:-cc} -O1 -shared -fPIC -o "$out/launch_log.so" "$src" -ldl -lpthread ||
     { echo "sanitize-gpu.sh: cannot build $src" >&2; exit 1; }
 fi
-export out limit SANITIZE_DEADLINE SANITIZE_LAUNCH_LOG SANITIZE_OMP_THREADS SANITIZE_MPI_GPUS
+export out limit SANITIZE_DEADLINE SANITIZE_LAUNCH_LOG SANITIZE_OMP_THREADS SANITIZE_MPI_GPUS \
+  SANITIZE_MPI_SLOTS SANITIZE_MPI_LOCKDIR
 
 # SANITIZE_RERUN=SUMMARY SANITIZE_SPLIT=S: only the runs that SUMMARY (an earlier summary.txt)
 # shows out of time (rc=124) or never started (rc=notrun), each shard i/K split into S runs (i + jK)/(SK), j < S (named
@@ -225,7 +253,8 @@ rerun() {
 # first NCCL communicator, plain runs too (run 29: mpi-api's 87 checks take 14 s alone; 54 were
 # done after 300 s), where one at a time finished (run 28). Other distributed runs beside them
 # count too: two a GPU a rank (two invocations, one a pair) beside three runs with the ranks on one
-# GPU finished (run 30), beside six they stalled the same way (run 32).
+# GPU finished (run 30), beside six they stalled the same way (run 32): SANITIZE_MPI_SLOTS caps
+# them across invocations.
 mpijobs=$jobs
 [ -n "${SANITIZE_MPI_GPUS:-}" ] && mpijobs=${SANITIZE_MPI_JOBS:-1}
 # The runs kept, each with its GPU (SANITIZE_GPU_FIRST, default 0, plus its index among them
