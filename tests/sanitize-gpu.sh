@@ -117,34 +117,32 @@ list() {
   done
 }
 
+# One of SANITIZE_MPI_SLOTS lock files of SANITIZE_MPI_LOCKDIR (default
+# /tmp/sanitize-gpu-mpi-slots: every invocation on the machine shares it), held on fd 9 by
+# run_one's shell until the run ends (the run's own processes do not inherit it). Runs 30 and
+# 32: two runs a GPU a rank finished beside three distributed runs sharing a GPU, and stalled at
+# their first NCCL communicator beside six. Waits while all are held; returns 1 without one once
+# SANITIZE_DEADLINE is within 30 s.
+mpi_slot() {
+  local dir=${SANITIZE_MPI_LOCKDIR:-/tmp/sanitize-gpu-mpi-slots} i
+  mkdir -p "$dir"
+  while :; do
+    for i in $(seq 0 $((SANITIZE_MPI_SLOTS - 1))); do
+      exec 9>> "$dir/slot$i"
+      flock -n 9 && return 0
+    done
+    exec 9>&-
+    [ -n "${SANITIZE_DEADLINE:-}" ] && [ $((SANITIZE_DEADLINE - $(date +%s))) -lt 30 ] && return 1
+    sleep 1
+  done
+}
+
 run_one() {
   local tool=$1 name=$2 cmd=$3 shard=${4:-} gpu=${5:-0} log rc lim=$limit left
   log=$out/$tool-$name.log
-  # SANITIZE_MPI_SLOTS=N: at most N distributed runs at once on the machine, whatever invocation
-  # started them (runs 30 and 32: two runs a GPU a rank finished beside three distributed runs
-  # sharing a GPU, and stalled at their first NCCL communicator beside six). A run holds one of
-  # N lock files of SANITIZE_MPI_LOCKDIR (default /tmp/sanitize-gpu-mpi-slots: every
-  # invocation on the machine shares it) from before it starts to its end, and waits for one
-  # (the deadline still applies) when all are held.
-  case $name in mpi-*)
-    if [ -n "${SANITIZE_MPI_SLOTS:-}" ]; then
-      local lockdir=${SANITIZE_MPI_LOCKDIR:-/tmp/sanitize-gpu-mpi-slots} i held=
-      mkdir -p "$lockdir"
-      while [ -z "$held" ]; do
-        for i in $(seq 0 $((SANITIZE_MPI_SLOTS - 1))); do
-          exec 9>> "$lockdir/slot$i"
-          if flock -n 9; then held=$i; break; fi
-          exec 9>&-
-        done
-        [ -n "$held" ] && break
-        if [ -n "${SANITIZE_DEADLINE:-}" ] && [ $((SANITIZE_DEADLINE - $(date +%s))) -lt 30 ]; then
-          printf '%s\t%s\tgpu=%s\trc=notrun\n' "$tool" "$name" "$gpu"
-          return
-        fi
-        sleep 1
-      done
-    fi ;;
-  esac
+  # SANITIZE_MPI_SLOTS=N: at most N distributed runs at once on the machine (mpi_slot, above);
+  # a run that gets no slot before the deadline is reported not run by the check after this.
+  case $name in mpi-*) [ -n "${SANITIZE_MPI_SLOTS:-}" ] && mpi_slot ;; esac
   # SANITIZE_DEADLINE (seconds since the epoch): no run starts within 30 s of it, and none
   # runs past it (rc=notrun for those never started; SANITIZE_RERUN takes them up again).
   if [ -n "${SANITIZE_DEADLINE:-}" ]; then
@@ -225,7 +223,7 @@ run_one() {
     "$(grep -c '^ *[0-9]* ok ' "$log")" "$(grep -c '^ *[0-9]* not ok ' "$log")" \
     "$(tail -n 1 "$log" | awk '{print $1}')" "$note"
 }
-export -f run_one
+export -f run_one mpi_slot
 if [ -n "${SANITIZE_LAUNCH_LOG:-}" ]; then
   src=$(dirname "$0")/launch_log.c
   ${CC:-cc} -O1 -shared -fPIC -o "$out/launch_log.so" "$src" -ldl -lpthread ||
